@@ -1,0 +1,2 @@
+#include <gtest/gtest.h>
+TEST(Hello, Works) { EXPECT_EQ(1 + 1, 2); }
