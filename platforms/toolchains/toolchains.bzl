@@ -32,7 +32,7 @@ def safepoint_cc_toolchain(name, cpu, triple, constraint, include_dirs):
             "-Wall",
             "-Wno-unused-parameter",
         ],
-        cxx_flags = ["-std=c++17"],
+        cxx_flags = ["-std=c++20"],
         link_flags = ["-pthread"],
         link_libs = ["-lstdc++", "-lm"],
         opt_compile_flags = ["-O2", "-DNDEBUG"],

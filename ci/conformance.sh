@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: the conformance suite (and the platform checks it stands on)
+# on every target, with a matrix of results per case and target.
+#
+#   ci/conformance.sh [--arch=amd64,arm64,...]
+#
+# Same flags and logs as ci/test.sh; installs what it needs on first use.
+here=$(cd "$(dirname "$0")" && pwd)
+exec bash "$here/test.sh" --matrix "$@" -- --test_tag_filters=conformance,platform

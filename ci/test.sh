@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every test on every config: bazel test //... for amd64 (native),
+# amd64_qemu, arm64 and loong64 (under QEMU 10), then prints a summary per
+# config and a last line "N passed, N failed" that counts GoogleTest cases.
+#
+#   ci/test.sh [--arch=amd64,arm64,...] [--matrix] [--targets='//a/... //b:c']
+#              [--logs=DIR] [-- extra bazel test flags]
+#
+# Runs ci/setup.sh first when the tools are missing. Logs: DIR/<config>/
+# (default logs/ in the checkout): bazel.log, the testlogs tree, targets.txt.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+VALID=(amd64 amd64_qemu arm64 loong64)
+configs=("${VALID[@]}")
+targets=("//...")
+matrix=
+logs="$top/logs"
+extra=()
+
+die() { echo "ci/test.sh: $*" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --arch=*)
+      IFS=, read -r -a configs <<<"${1#--arch=}"
+      [ ${#configs[@]} -gt 0 ] || die "--arch needs at least one of: ${VALID[*]}"
+      for c in "${configs[@]}"; do
+        ok=
+        for v in "${VALID[@]}"; do [ "$c" = "$v" ] && ok=1; done
+        [ -n "$ok" ] || die "unknown architecture '$c'; valid: ${VALID[*]}"
+      done ;;
+    --matrix) matrix=--matrix ;;
+    --targets=*) read -r -a targets <<<"${1#--targets=}" ;;
+    --logs=*) logs=${1#--logs=} ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) die "unknown flag '$1' (see --help)" ;;
+  esac
+  shift
+done
+
+TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
+if [ ! -f "$TOOLS/.stamp-proved" ] || ! command -v bazel >/dev/null || ! command -v clang++-16 >/dev/null; then
+  echo "ci/test.sh: tools missing; running ci/setup.sh"
+  bash "$here/setup.sh" || die "setup failed"
+fi
+
+cd "$top" || exit 2
+mkdir -p "$logs"
+start=$(date +%s)
+for c in "${configs[@]}"; do
+  t0=$(date +%s)
+  d="$logs/$c"
+  rm -rf "$d"; mkdir -p "$d"
+  echo "== $c: bazel test ${targets[*]}"
+  bazel test --config="$c" --test_summary=short "${extra[@]}" -- "${targets[@]}" >"$d/bazel.log" 2>&1
+  rc=$?
+  # Status per test target, from Bazel's summary lines.
+  sed -nE 's|^(//[^ ]+) +(\(cached\) +)?([A-Z_]+).*|\1 \3|p' "$d/bazel.log" >"$d/targets.txt"
+  if [ ! -s "$d/targets.txt" ]; then
+    echo "   bazel exited $rc without running tests; last lines of $d/bazel.log:"
+    tail -n 15 "$d/bazel.log" | sed 's/^/   | /'
+    echo "//:build FAILED_TO_BUILD" >"$d/targets.txt"
+  fi
+  suffix=$c; [ "$c" = amd64_qemu ] && suffix=amd64
+  out=$(ls -d bazel-out/k8-fastbuild"$suffix" 2>/dev/null | head -n 1)
+  [ -n "$out" ] && [ -d "$out/testlogs" ] && cp -rL "$out/testlogs" "$d/testlogs"
+  echo "   bazel exit $rc, $(( $(date +%s) - t0 )) s"
+done
+echo
+echo "== summary ($(( $(date +%s) - start )) s; logs in $logs)"
+python3 "$here/summarize.py" $matrix "$logs" "${configs[@]}"

@@ -1,0 +1,37 @@
+// amd64 signal context: glibc's ucontext_t, whose mcontext gregs mirror the
+// kernel's struct sigcontext (arch/x86/include/uapi/asm/sigcontext.h).
+// Compiled only into x86_64 binaries.
+#ifndef SAFEPOINT_PLATFORMS_AMD64_CONTEXT_H_
+#define SAFEPOINT_PLATFORMS_AMD64_CONTEXT_H_
+
+#include <ucontext.h>
+
+#include <cstdint>
+
+#include "platforms/amd64/port.h"
+
+namespace safepoint {
+
+struct Amd64Context {
+  static const PortInfo& kPort;
+  static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.gregs[REG_RIP]; }
+  static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.gregs[REG_RSP]; }
+  // No link register: the return address is on the stack.
+  static uintptr_t lr(const ucontext_t*) { return 0; }
+  static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RIP] = v; }
+  static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RSP] = v; }
+  static void set_lr(ucontext_t*, uintptr_t) { __builtin_trap(); }
+  static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
+    uintptr_t sp = Amd64Context::sp(uc) - 8;
+    *reinterpret_cast<uintptr_t*>(sp) = resume;
+    set_sp(uc, sp);
+    set_pc(uc, target);
+  }
+};
+inline const PortInfo& Amd64Context::kPort = kAmd64Port;
+static_assert(CheckSignalContext<Amd64Context>::ok);
+static_assert(sizeof(greg_t) == 8 && NGREG == 23, "mcontext gregs layout");
+
+}  // namespace safepoint
+
+#endif

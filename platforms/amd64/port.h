@@ -1,0 +1,8 @@
+// The amd64 port: identity and probe encoder (host-neutral).
+#ifndef SAFEPOINT_PLATFORMS_AMD64_PORT_H_
+#define SAFEPOINT_PLATFORMS_AMD64_PORT_H_
+#include "platforms/port.h"
+namespace safepoint {
+extern const PortInfo kAmd64Port;
+}
+#endif

@@ -1,0 +1,8 @@
+// The loong64 port: identity and probe encoder (host-neutral).
+#ifndef SAFEPOINT_PLATFORMS_LOONG64_PORT_H_
+#define SAFEPOINT_PLATFORMS_LOONG64_PORT_H_
+#include "platforms/port.h"
+namespace safepoint {
+extern const PortInfo kLoong64Port;
+}
+#endif

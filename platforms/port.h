@@ -1,0 +1,113 @@
+// The port contract: everything architecture-specific that safepoint needs,
+// behind one interface. A port is a folder under platforms/ that defines
+//
+//   1. a PortInfo (identity, registers, breakpoint, emulator), as data that
+//      any host can read: emitters and their tests run on the host for every
+//      target;
+//   2. a SignalContext class (read and write PC, SP and the link register in
+//      the kernel's signal frame), compiled only into that target's binaries;
+//      CheckSignalContext<> below checks at compile time that it is complete;
+//   3. the probe code the platform checks run (ProbeCode), built by the
+//      port's encoder.
+//
+// Adding a port (riscv64, say) is a new folder plus one line in
+// platforms/registry.cc and one in platforms/native.h; nothing else changes.
+// Later issues extend the contract (gogo/mcall/morestack/asyncPreempt, the
+// register save layout, pushCall, the IR lowering); see DESIGN.md section 3a.
+#ifndef SAFEPOINT_PLATFORMS_PORT_H_
+#define SAFEPOINT_PLATFORMS_PORT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <ucontext.h>
+
+namespace safepoint {
+
+// Machine code with the offsets of its instruction boundaries.
+struct ProbeCode {
+  std::vector<uint8_t> bytes;
+  std::vector<uint32_t> insns;  // offset of every instruction, ascending
+  uint32_t entry = 0;           // where a caller starts it
+};
+
+// Capabilities a port may lack. Tests that need one skip, naming it.
+enum Capability : uint32_t {
+  kCapAsyncPreemption = 1u << 0,  // preemptMSupported
+  kCapLinkRegister = 1u << 1,     // calls leave the return address in a register
+};
+
+struct PortInfo {
+  // Identity.
+  std::string_view name;           // "amd64", "arm64", "loong64"
+  uint16_t elf_machine;            // e_machine of this port's ELF files
+  std::string_view uname_machine;  // uname -m as seen from inside
+  std::string_view qemu_binary;    // qemu-x86_64 ...
+  std::string_view qemu_cpu;       // the pinned -cpu model the port is tested on
+  uint32_t capabilities;
+
+  // Instructions.
+  uint32_t insn_align;    // every instruction starts at a multiple of this
+  uint32_t insn_max_len;  // longest encoding, in bytes
+  std::vector<uint8_t> breakpoint;  // the trap instruction
+  // Where the PC stands after the breakpoint traps, relative to the trap
+  // instruction: 1 on amd64 (int3 reports the next byte), 0 where the
+  // kernel reports the trapping instruction itself (brk, break).
+  uint32_t pc_after_trap;
+
+  // Register names, as the chapter and Go's assemblers spell them.
+  std::string_view sp_reg;
+  std::string_view g_reg;       // holds the current g in generated code
+  std::string_view link_reg;    // empty when the return address is on the stack
+  std::string_view regtmp_reg;  // the assembler's temporary; empty if none
+
+  // Probe code for the platform checks.
+  // counting(n): int f(void) that sets its result register to 0, adds 1 to
+  // it n times (insns[1..n] are the adds) and returns.
+  ProbeCode (*counting)(int n);
+  // pushcall_pair(): two functions at entries given by insns[0] and insns[1].
+  // The first sets the result to 2 and returns; the second adds 40, undoes
+  // what push_call below did to the stack and returns. Calling the first as
+  // if push_call had injected it from a function of the port's C ABI returns
+  // 42 to that function's caller.
+  ProbeCode (*pushcall_pair)();
+
+  bool has(Capability c) const { return (capabilities & c) != 0; }
+};
+
+// Every port known to this build (all of them, on every host).
+const std::vector<const PortInfo*>& AllPorts();
+// The port named `name`, or nullptr.
+const PortInfo* FindPort(std::string_view name);
+// "amd64, arm64, loong64": for error messages.
+std::string PortNames();
+
+// The signal-context half of the contract. Each port's SignalContext has
+// exactly these static members; CheckSignalContext<T> is instantiated in
+// each port's context file so a missing one fails to compile.
+template <typename T>
+struct CheckSignalContext {
+  static_assert(std::is_same_v<decltype(&T::pc), uintptr_t (*)(const ucontext_t*)>, "pc");
+  static_assert(std::is_same_v<decltype(&T::sp), uintptr_t (*)(const ucontext_t*)>, "sp");
+  static_assert(std::is_same_v<decltype(&T::lr), uintptr_t (*)(const ucontext_t*)>, "lr");
+  static_assert(std::is_same_v<decltype(&T::set_pc), void (*)(ucontext_t*, uintptr_t)>, "set_pc");
+  static_assert(std::is_same_v<decltype(&T::set_sp), void (*)(ucontext_t*, uintptr_t)>, "set_sp");
+  static_assert(std::is_same_v<decltype(&T::set_lr), void (*)(ucontext_t*, uintptr_t)>, "set_lr");
+  // Rewrite the context so that the thread appears to have called `target`
+  // from `resume`, the way the port's injected calls do (Go's pushCall):
+  // amd64 pushes `resume`; arm64 saves LR on the stack (16 bytes, keeping
+  // alignment) and sets LR; loong64 saves RA on the stack (8 bytes) and
+  // sets RA.
+  static_assert(std::is_same_v<decltype(&T::push_call), void (*)(ucontext_t*, uintptr_t, uintptr_t)>,
+                "push_call");
+  static_assert(std::is_same_v<decltype(T::kPort), const PortInfo&>, "kPort");
+  static constexpr bool ok = true;
+};
+
+}  // namespace safepoint
+
+#endif  // SAFEPOINT_PLATFORMS_PORT_H_

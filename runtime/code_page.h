@@ -1,0 +1,51 @@
+// CodePage: memory for generated machine code that is never writable and
+// executable at once. Code is written while the page is read-write, then
+// the page becomes read-execute; a patch (arming a breakpoint, restoring an
+// instruction, self-modifying code) flips it back for the write only and
+// flushes the instruction cache. Patch is async-signal-safe: the SIGTRAP
+// handler of armed delivery calls it.
+#ifndef SAFEPOINT_RUNTIME_CODE_PAGE_H_
+#define SAFEPOINT_RUNTIME_CODE_PAGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace safepoint {
+
+class CodePage {
+ public:
+  // Maps enough pages for `code`, copies it in and makes it executable.
+  // Returns nullptr and sets *err on failure.
+  static std::unique_ptr<CodePage> Create(const std::vector<uint8_t>& code, std::string* err);
+  ~CodePage();
+  CodePage(const CodePage&) = delete;
+  CodePage& operator=(const CodePage&) = delete;
+
+  uintptr_t base() const { return reinterpret_cast<uintptr_t>(mem_); }
+  size_t size() const { return size_; }        // bytes of code
+  size_t mapped() const { return mapped_; }    // bytes mapped (whole pages)
+  bool contains(uintptr_t pc) const { return pc >= base() && pc < base() + size_; }
+  template <typename F>
+  F as(uint32_t offset) const {
+    return reinterpret_cast<F>(base() + offset);
+  }
+
+  // Writes n bytes at offset (within the code) with the page made writable
+  // and not executable for the duration; false if a system call failed.
+  bool Patch(uint32_t offset, const uint8_t* bytes, size_t n);
+  // Copies n bytes at offset out, for restoring later.
+  void Read(uint32_t offset, uint8_t* out, size_t n) const;
+
+ private:
+  CodePage(void* mem, size_t size, size_t mapped) : mem_(mem), size_(size), mapped_(mapped) {}
+  void* mem_;
+  size_t size_;
+  size_t mapped_;
+};
+
+}  // namespace safepoint
+
+#endif
