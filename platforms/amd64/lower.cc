@@ -1,0 +1,219 @@
+// The amd64 Lowerer: the IR in x86-64 machine code, following Go's amd64
+// conventions: g in R14, the stack check CMPQ SP, 16(R14) / JLS, R11 as the
+// emitter's scratch register (asyncPreempt saves it, so amd64 needs no
+// restartable sequences: every multi-instruction idiom here stays valid if
+// interrupted between its instructions).
+#include "platforms/amd64/lower.h"
+
+#include <cstdint>
+
+#include "runtime/offsets.h"
+
+namespace safepoint {
+namespace {
+
+// x86 register numbers.
+enum : int { RAX = 0, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+constexpr int kG = R14;
+constexpr int kTmp = R11;
+// IR register i -> machine register. r0 is RAX (argument and result).
+constexpr int kRegs[] = {RAX, RBX, RCX, RDX, RSI, RDI, R8, R9, R10, R12, R13, R15};
+static_assert(sizeof(kRegs) / sizeof(kRegs[0]) == ir::kPortableRegs);
+
+enum FixKind { kRel32At1 = 1, kRel32At2 = 2, kRel32At3 = 3 };
+
+uint8_t Rex(int reg, int rm) { return 0x48 | ((reg >> 3) & 1) << 2 | ((rm >> 3) & 1); }
+uint8_t ModRM(int mod, int reg, int rm) { return static_cast<uint8_t>(mod << 6 | (reg & 7) << 3 | (rm & 7)); }
+
+// op reg, [base + disp32] (or the reverse, by opcode): REX.W op modrm [sib] disp32.
+void MemOp(Asm& a, uint8_t op, int reg, int base, int32_t disp) {
+  a.Begin();
+  a.Byte(Rex(reg, base));
+  a.Byte(op);
+  if (disp >= -128 && disp < 128) {
+    a.Byte(ModRM(1, reg, base));
+    if ((base & 7) == 4) a.Byte(0x24);
+    a.Byte(static_cast<uint8_t>(disp));
+  } else {
+    a.Byte(ModRM(2, reg, base));
+    if ((base & 7) == 4) a.Byte(0x24);
+    a.U32(static_cast<uint32_t>(disp));
+  }
+}
+
+// op rm, reg (register direct).
+void RegOp(Asm& a, uint8_t op, int reg, int rm) {
+  a.Begin();
+  a.Bytes({Rex(reg, rm), op, ModRM(3, reg, rm)});
+}
+
+void MovImm64(Asm& a, int r, uint64_t imm) {
+  a.Begin();
+  a.Byte(0x48 | ((r >> 3) & 1));
+  a.Byte(static_cast<uint8_t>(0xB8 + (r & 7)));
+  a.U64(imm);
+}
+
+void AddImm(Asm& a, int r, int32_t imm) {  // REX.W 81 /0 id
+  a.Begin();
+  a.Bytes({Rex(0, r), 0x81, ModRM(3, 0, r)});
+  a.U32(static_cast<uint32_t>(imm));
+}
+
+void SubRspImm(Asm& a, int32_t imm) {  // REX.W 81 /5 id
+  a.Begin();
+  a.Bytes({0x48, 0x81, ModRM(3, 5, RSP)});
+  a.U32(static_cast<uint32_t>(imm));
+}
+
+void Rel32(Asm& a, std::initializer_list<uint8_t> op, int label, int kind) {
+  a.Begin();
+  a.Bytes(op);
+  a.U32(0);
+  a.Fix(label, kind);
+}
+
+void CallReg(Asm& a, int r) {  // FF /2
+  a.Begin();
+  if (r >= 8) a.Byte(0x41);
+  a.Bytes({0xFF, ModRM(3, 2, r)});
+}
+void JmpReg(Asm& a, int r) {  // FF /4
+  a.Begin();
+  if (r >= 8) a.Byte(0x41);
+  a.Bytes({0xFF, ModRM(3, 4, r)});
+}
+
+class Amd64Lowerer final : public Lowerer {
+ public:
+  int NumAllocatable() const override { return ir::kPortableRegs; }
+
+  int FrameSize(int locals, bool) const override { return locals; }
+
+  void StackCheck(Asm& a, const FuncCtx& ctx) override {
+    if (ctx.frame <= STACK_SMALL) {
+      MemOp(a, 0x3B, RSP, kG, G_STACKGUARD0);  // CMPQ SP, 16(R14)
+    } else {
+      MemOp(a, 0x8D, kTmp, RSP, -(ctx.frame - STACK_SMALL));  // LEAQ -(frame-StackSmall)(SP), R11
+      MemOp(a, 0x3B, kTmp, kG, G_STACKGUARD0);                 // CMPQ R11, 16(R14)
+    }
+    Rel32(a, {0x0F, 0x86}, ctx.tail_label, kRel32At2);  // JLS tail
+  }
+
+  void FrameSetup(Asm& a, const FuncCtx& ctx) override {
+    if (ctx.frame > 0) SubRspImm(a, ctx.frame);
+  }
+
+  void Lower(Asm& a, const FuncCtx& ctx, const ir::Insn& i, int target, int aux, const EmitEnv& env) override {
+    using ir::Op;
+    switch (i.op) {
+      case Op::kMovi:
+        MovImm64(a, kRegs[i.rd], static_cast<uint64_t>(i.imm));
+        break;
+      case Op::kAddi:
+        AddImm(a, kRegs[i.rd], static_cast<int32_t>(i.imm));
+        break;
+      case Op::kMuli: {  // REX.W 69 /r id: IMUL r64, r/m64, imm32
+        int r = kRegs[i.rd];
+        a.Begin();
+        a.Bytes({Rex(r, r), 0x69, ModRM(3, r, r)});
+        a.U32(static_cast<uint32_t>(static_cast<int32_t>(i.imm)));
+        break;
+      }
+      case Op::kAdd:
+        RegOp(a, 0x01, kRegs[i.rs], kRegs[i.rd]);  // ADD r/m64, r64
+        break;
+      case Op::kMov:
+        RegOp(a, 0x89, kRegs[i.rs], kRegs[i.rd]);  // MOV r/m64, r64
+        break;
+      case Op::kLabel:
+        break;
+      case Op::kJmp:
+        Rel32(a, {0xE9}, target, kRel32At1);
+        break;
+      case Op::kJnz:
+      case Op::kJz:
+        RegOp(a, 0x85, kRegs[i.rs], kRegs[i.rs]);  // TEST r, r
+        Rel32(a, {0x0F, static_cast<uint8_t>(i.op == Op::kJnz ? 0x85 : 0x84)}, target, kRel32At2);
+        break;
+      case Op::kCall:
+        Rel32(a, {0xE8}, target, kRel32At1);
+        break;
+      case Op::kRet:
+        if (ctx.frame > 0) AddImm(a, RSP, ctx.frame);
+        a.Begin();
+        a.Byte(0xC3);
+        break;
+      case Op::kLdGlobal:
+        MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        MemOp(a, 0x8B, kRegs[i.rd], kTmp, 0);
+        break;
+      case Op::kStGlobal:
+        MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        MemOp(a, 0x89, kRegs[i.rs], kTmp, 0);
+        break;
+      case Op::kLdSlot:
+        MemOp(a, 0x8B, kRegs[i.rd], RSP, static_cast<int32_t>(i.imm));
+        break;
+      case Op::kStSlot:
+        MemOp(a, 0x89, kRegs[i.rs], RSP, static_cast<int32_t>(i.imm));
+        break;
+      case Op::kFillRegs:
+        for (int r = 0; r < ir::kPortableRegs; r++) MovImm64(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
+        break;
+      case Op::kSumRegs:
+        RegOp(a, 0x89, kRegs[0], kTmp);
+        for (int r = 1; r < ir::kPortableRegs; r++) RegOp(a, 0x01, kRegs[r], kTmp);
+        RegOp(a, 0x89, kTmp, kRegs[i.rd]);
+        break;
+      case Op::kService:
+        if (i.service == ir::Service::kGo) {
+          Rel32(a, {0x48, 0x8D, 0x05}, aux, kRel32At3);  // LEAQ F(RIP), AX
+        } else if (ir::ServiceHasImm(i.service)) {
+          MovImm64(a, RAX, static_cast<uint64_t>(i.imm));
+        }
+        Rel32(a, {0xE8}, target, kRel32At1);
+        break;
+    }
+  }
+
+  void Tail(Asm& a, const FuncCtx& ctx, const EmitEnv& env) override {
+    MemOp(a, 0x89, RAX, kG, G_ARGSPILL);  // spill the register argument
+    MovImm64(a, kTmp, env.morestack);
+    CallReg(a, kTmp);                      // CALL runtime.morestack
+    MemOp(a, 0x8B, RAX, kG, G_ARGSPILL);
+    Rel32(a, {0xE9}, ctx.entry_label, kRel32At1);  // JMP entry: check again
+  }
+
+  void ServiceStub(Asm& a, ir::Service s, const EmitEnv& env) override {
+    MemOp(a, 0x89, RAX, kG, G_PARAM);
+    MovImm64(a, RDI, env.service_fn[static_cast<int>(s)]);
+    MovImm64(a, kTmp, ir::ServiceParks(s) ? env.mcall : env.systemstack);
+    JmpReg(a, kTmp);
+  }
+
+  void GoexitStub(Asm& a, const EmitEnv& env) override {
+    MovImm64(a, RDI, env.service_fn[static_cast<int>(ir::Service::kGoexit)]);
+    MovImm64(a, kTmp, env.mcall);
+    CallReg(a, kTmp);
+    a.Begin();
+    a.Bytes({0x0F, 0x0B});  // UD2: mcall never returns
+  }
+
+  bool Resolve(Asm& a, const Asm::Fixup& f, uint32_t target, std::string* err) override {
+    uint32_t disp_at = f.at + static_cast<uint32_t>(f.kind);
+    int64_t rel = static_cast<int64_t>(target) - static_cast<int64_t>(disp_at + 4);
+    if (rel < INT32_MIN || rel > INT32_MAX) {
+      *err = "amd64: branch out of range";
+      return false;
+    }
+    a.Write32(disp_at, static_cast<uint32_t>(static_cast<int32_t>(rel)));
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Lowerer> NewAmd64Lowerer() { return std::make_unique<Amd64Lowerer>(); }
+
+}  // namespace safepoint

@@ -1,0 +1,24 @@
+// The assembly entry points every port supplies (platforms/<arch>/asm.S).
+// Their contracts are documented at the top of each port's asm.S.
+#ifndef SAFEPOINT_PLATFORMS_ASM_H_
+#define SAFEPOINT_PLATFORMS_ASM_H_
+
+#include <cstdint>
+
+namespace safepoint {
+struct Gobuf;
+struct G;
+}
+
+extern "C" {
+[[noreturn]] void sp_gogo(const safepoint::Gobuf* buf);
+void sp_mcall();        // entered from service stubs only
+void sp_systemstack();  // entered from service stubs only
+void sp_morestack();    // entered from prologue tails only
+void sp_call_on_stack(uintptr_t sp, void (*fn)(void*), void* arg);
+uintptr_t sp_getsp();
+// Called by sp_morestack on g0.
+[[noreturn]] void sp_newstack(safepoint::G* gp);
+}
+
+#endif

@@ -1,0 +1,113 @@
+// The architecture-neutral emitter driver: lays out every function of a
+// program, then one stub per runtime service, resolves branches and builds
+// the function table. Everything architecture-specific is the Lowerer's.
+#include <map>
+
+#include "platforms/emitter.h"
+
+namespace safepoint {
+
+bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* out, std::string* err) {
+  if (!ir::Validate(prog, err)) return false;
+  Asm a;
+  std::map<std::string, int> entry_of;
+  for (const ir::Function& f : prog.funcs) entry_of[f.name] = a.NewLabel();
+  int stubs[static_cast<int>(ir::Service::kCount)];
+  for (int& s : stubs) s = a.NewLabel();
+
+  FuncTable table;
+  for (const ir::Function& f : prog.funcs) {
+    FuncInfo info;
+    info.name = f.name;
+    info.package = f.package;
+    bool leaf = !f.CallsAnything();
+    FuncCtx ctx{&f, low.FrameSize(f.frame, leaf), f.NeedsStackCheck(), a.NewLabel(), entry_of[f.name], leaf};
+    info.frame = ctx.frame;
+    if (f.nosplit) info.flags |= kFuncNosplit;
+    if (!ctx.check) info.flags |= kFuncNoCheck;
+
+    a.Bind(ctx.entry_label);
+    info.entry = a.pos();
+    if (ctx.check) {
+      low.StackCheck(a, ctx);
+      info.prologue = {info.entry, a.pos()};
+    } else {
+      info.prologue = {info.entry, info.entry};
+    }
+    low.FrameSetup(a, ctx);
+    std::map<std::string, int> labels;
+    for (const ir::Insn& i : f.body)
+      if (i.op == ir::Op::kLabel) labels[i.target] = a.NewLabel();
+    for (const ir::Insn& i : f.body) {
+      int target = -1, aux = -1;
+      switch (i.op) {
+        case ir::Op::kLabel:
+          a.Bind(labels[i.target]);
+          continue;
+        case ir::Op::kJmp:
+        case ir::Op::kJnz:
+        case ir::Op::kJz:
+          target = labels[i.target];
+          break;
+        case ir::Op::kCall:
+          target = entry_of[i.target];
+          break;
+        case ir::Op::kService:
+          target = stubs[static_cast<int>(i.service)];
+          if (i.service == ir::Service::kGo) aux = entry_of[i.target];
+          break;
+        default:
+          break;
+      }
+      size_t before = a.insns().size();
+      low.Lower(a, ctx, i, target, aux, env);
+      if (i.op == ir::Op::kCall || i.op == ir::Op::kService) {
+        // The call instruction is the last one the lowering emitted.
+        if (a.insns().size() > before) info.call_sites.push_back(a.insns().back());
+      }
+    }
+    if (ctx.check) {
+      a.Bind(ctx.tail_label);
+      uint32_t t0 = a.pos();
+      low.Tail(a, ctx, env);
+      info.tail = {t0, a.pos()};
+    }
+    info.end = a.pos();
+    // Return address (amd64) or saved LR is part of the frame the port reports.
+    info.max_sp_delta = ctx.frame;
+    table.funcs.push_back(std::move(info));
+  }
+
+  // Service stubs: runtime package, assembly, nosplit (as Go's are).
+  for (int s = 0; s < static_cast<int>(ir::Service::kCount); s++) {
+    FuncInfo info;
+    info.name = ir::ServiceSymbol(static_cast<ir::Service>(s));
+    info.package = ir::PackageOf(info.name);
+    info.flags = kFuncAsm | kFuncNosplit | kFuncNoCheck;
+    a.Bind(stubs[s]);
+    info.entry = a.pos();
+    if (static_cast<ir::Service>(s) == ir::Service::kGoexit) {
+      low.GoexitStub(a, env);
+      out->goexit = info.entry;
+    } else {
+      low.ServiceStub(a, static_cast<ir::Service>(s), env);
+    }
+    info.end = a.pos();
+    table.funcs.push_back(std::move(info));
+  }
+
+  for (const Asm::Fixup& f : a.fixups()) {
+    int64_t target = a.LabelPos(f.label);
+    if (target < 0) {
+      *err = "internal: unbound label";
+      return false;
+    }
+    if (!low.Resolve(a, f, static_cast<uint32_t>(target), err)) return false;
+  }
+  table.insns = a.insns();
+  out->code = std::move(a.code());
+  out->table = std::move(table);
+  return true;
+}
+
+}  // namespace safepoint

@@ -1,0 +1,132 @@
+// The emitter half of the port contract: lowering the program IR to machine
+// code. The architecture-neutral driver (platforms/common/emit.cc) walks the
+// program, lays out functions and service stubs, resolves branches and
+// builds the function table; a port supplies only a Lowerer, which knows its
+// instruction encodings, registers and prologue. Emission is pure code
+// generation: it runs on any host for any port.
+#ifndef SAFEPOINT_PLATFORMS_EMITTER_H_
+#define SAFEPOINT_PLATFORMS_EMITTER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/functab.h"
+#include "runtime/ir.h"
+
+namespace safepoint {
+
+// Absolute addresses the generated code refers to. On a host emitting for
+// another target (emitter tests) they are placeholders.
+struct EmitEnv {
+  uint64_t globals = 0;     // &globals[0]
+  uint64_t mcall = 0;       // asm: switch to g0 and call fn(gp); never returns
+  uint64_t systemstack = 0; // asm: switch to g0, call fn(gp), switch back, return
+  uint64_t morestack = 0;   // asm: record the caller, switch to g0, call newstack
+  uint64_t service_fn[static_cast<int>(ir::Service::kCount)] = {};  // C++ functions behind the stubs
+};
+
+// Machine code under construction: bytes, instruction boundaries, labels.
+class Asm {
+ public:
+  // Starts an instruction.
+  void Begin() { insns_.push_back(pos()); }
+  void Byte(uint8_t b) { code_.push_back(b); }
+  void Bytes(std::initializer_list<uint8_t> bs) { code_.insert(code_.end(), bs); }
+  void U32(uint32_t w) {
+    for (int i = 0; i < 4; i++) Byte(static_cast<uint8_t>(w >> (8 * i)));
+  }
+  void U64(uint64_t w) {
+    for (int i = 0; i < 8; i++) Byte(static_cast<uint8_t>(w >> (8 * i)));
+  }
+  // One whole 32-bit instruction.
+  void Insn32(uint32_t w) {
+    Begin();
+    U32(w);
+  }
+  uint32_t pos() const { return static_cast<uint32_t>(code_.size()); }
+  uint32_t Read32(uint32_t at) const {
+    return code_[at] | code_[at + 1] << 8 | code_[at + 2] << 16 | uint32_t(code_[at + 3]) << 24;
+  }
+  void Write32(uint32_t at, uint32_t w) {
+    for (int i = 0; i < 4; i++) code_[at + i] = static_cast<uint8_t>(w >> (8 * i));
+  }
+
+  // Labels and fixups. A fixup is resolved by the Lowerer once every label
+  // is bound: `at` is where the instruction starts, `kind` is the port's.
+  int NewLabel() {
+    labels_.push_back(-1);
+    return static_cast<int>(labels_.size()) - 1;
+  }
+  void Bind(int label) { labels_[label] = static_cast<int64_t>(pos()); }
+  int64_t LabelPos(int label) const { return labels_[label]; }
+  struct Fixup {
+    uint32_t at;
+    int label;
+    int kind;
+  };
+  void Fix(int label, int kind) { fixups_.push_back({insns_.back(), label, kind}); }
+
+  std::vector<uint8_t>& code() { return code_; }
+  const std::vector<uint32_t>& insns() const { return insns_; }
+  const std::vector<Fixup>& fixups() const { return fixups_; }
+
+ private:
+  std::vector<uint8_t> code_;
+  std::vector<uint32_t> insns_;
+  std::vector<int64_t> labels_;
+  std::vector<Fixup> fixups_;
+};
+
+// What the driver tells a Lowerer about the function being lowered.
+struct FuncCtx {
+  const ir::Function* fn;
+  int frame;        // bytes allocated by the prologue (port-rounded, includes saved LR)
+  bool check;       // emit the stack-check prologue
+  int tail_label;   // the morestack path
+  int entry_label;
+  bool leaf;        // no calls: the link register need not be saved
+};
+
+class Lowerer {
+ public:
+  virtual ~Lowerer() = default;
+  // The number of allocatable general registers (fillregs/sumregs use all of them).
+  virtual int NumAllocatable() const = 0;
+  // Frame size the port allocates for a function with `locals` bytes of
+  // locals that does (or does not) make calls.
+  virtual int FrameSize(int locals, bool leaf) const = 0;
+  // The stack check: jumps to ctx.tail_label when SP is not above
+  // stackguard0 (taking the frame size into account for large frames).
+  virtual void StackCheck(Asm& a, const FuncCtx& ctx) = 0;
+  // Allocates the frame (and saves the link register where there is one).
+  virtual void FrameSetup(Asm& a, const FuncCtx& ctx) = 0;
+  // Lowers one IR instruction. `target` is the Asm label the instruction
+  // refers to: the IR label of a branch, the callee's entry for a call, the
+  // stub for a service; `aux` is the entry of F for `go F`, else -1.
+  virtual void Lower(Asm& a, const FuncCtx& ctx, const ir::Insn& insn, int target, int aux,
+                     const EmitEnv& env) = 0;
+  // The morestack path: spill r0 to g, call morestack, reload, jump to entry.
+  virtual void Tail(Asm& a, const FuncCtx& ctx, const EmitEnv& env) = 0;
+  // A service stub: hand r0 to the runtime through g's param slot and tail
+  // jump to mcall or systemstack with the C++ function as argument.
+  virtual void ServiceStub(Asm& a, ir::Service s, const EmitEnv& env) = 0;
+  // The goroutine-exit stub, where a goroutine's top function returns to.
+  virtual void GoexitStub(Asm& a, const EmitEnv& env) = 0;
+  // Resolves one fixup now that `target` (a code offset) is known.
+  virtual bool Resolve(Asm& a, const Asm::Fixup& f, uint32_t target, std::string* err) = 0;
+};
+
+struct Emitted {
+  std::vector<uint8_t> code;
+  FuncTable table;
+  uint32_t goexit = 0;  // offset of the goexit stub
+};
+
+// The driver. Returns false with *err set for a program the port cannot lower.
+bool Emit(Lowerer& lowerer, const ir::Program& prog, const EmitEnv& env, Emitted* out, std::string* err);
+
+}  // namespace safepoint
+
+#endif

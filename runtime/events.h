@@ -1,0 +1,89 @@
+// Events: every decision the runtime takes about preemption is recorded, so
+// that tests assert on what happened, not on timing. Recording is lock-free
+// and async-signal-safe (a fixed array and an atomic index), so the signal
+// path can record too.
+#ifndef SAFEPOINT_RUNTIME_EVENTS_H_
+#define SAFEPOINT_RUNTIME_EVENTS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace safepoint {
+
+enum class Ev : uint8_t {
+  kRequest,        // preemptone set preempt and stackPreempt (source says who)
+  kSkip,           // preemptone skipped its target (reason says why)
+  kDeferred,       // newstack saw stackPreempt but canPreemptM failed (reason)
+  kPreemptSync,    // newstack accepted: gopreempt_m (pc = the function's PC)
+  kRearm,          // releasem set stackPreempt again for a pending request
+  kGrow,           // newstack grew the stack (arg = new size)
+  kGoStart,        // a goroutine was created (arg = its entry offset)
+  kGoExit,
+  kResume,         // execute put a goroutine on an M (arg = P id)
+  kGosched,        // an explicit Gosched
+  kPark,           // a goroutine blocked (sleep, wait)
+  kReady,          // a blocked goroutine became runnable
+  kRetake,         // sysmon saw a P whose tick stayed for forcePreemptNS
+  kCount,
+};
+
+enum class Source : uint8_t { kNone, kSysmon, kTest, kPreemptAll, kSuspendG };
+
+enum class Reason : uint8_t {
+  kNone,
+  // canPreemptM, in its order.
+  kMLocks,
+  kMMallocing,
+  kMPreemptoff,
+  kPNotRunning,
+  kNoCurg,
+  kGSyscall,
+  // preemptone's skip cases.
+  kNoM,
+  kSelf,
+  kG0,
+  kSyscall,
+  kCount,
+};
+
+const char* EvName(Ev e);
+const char* ReasonName(Reason r);
+const char* SourceName(Source s);
+
+struct Event {
+  uint64_t seq;
+  Ev kind;
+  Source source;
+  Reason reason;
+  int64_t goid;
+  uintptr_t pc;  // absolute PC, where one applies
+  int64_t arg;
+};
+
+class EventLog {
+ public:
+  explicit EventLog(size_t capacity = 1 << 18);
+  void Record(Ev kind, int64_t goid, Reason reason = Reason::kNone, uintptr_t pc = 0, int64_t arg = 0,
+              Source source = Source::kNone);
+  // A consistent copy of what was recorded so far.
+  std::vector<Event> Snapshot() const;
+  size_t Count(Ev kind) const;
+  size_t Count(Ev kind, Reason reason) const;
+  size_t dropped() const { return dropped_.load(); }
+  void Clear();
+  std::string Dump(size_t max = 200) const;
+
+ private:
+  std::unique_ptr<Event[]> buf_;
+  size_t cap_;
+  std::atomic<uint64_t> next_{0};
+  std::atomic<size_t> dropped_{0};
+  std::unique_ptr<std::atomic<bool>[]> ready_;
+};
+
+}  // namespace safepoint
+
+#endif

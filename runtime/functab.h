@@ -1,0 +1,51 @@
+// The function table: what the runtime knows about generated code, the
+// analogue of Go's pclntab. The emitter fills it; the runtime, the
+// preemption rules and the tests read it. Offsets are relative to the start
+// of the code blob; the runtime adds the code page's base.
+#ifndef SAFEPOINT_RUNTIME_FUNCTAB_H_
+#define SAFEPOINT_RUNTIME_FUNCTAB_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace safepoint {
+
+enum FuncFlag : uint32_t {
+  kFuncNosplit = 1u << 0,   // //go:nosplit (declared), not merely a leaf without a check
+  kFuncAsm = 1u << 1,       // written in assembly (the runtime's stubs)
+  kFuncNonGo = 1u << 2,     // foreign code
+  kFuncNoCheck = 1u << 3,   // no stack-check prologue (nosplit, or a small-frame leaf)
+};
+
+// Half-open range of code offsets.
+struct CodeRange {
+  uint32_t lo, hi;
+  bool contains(uint32_t off) const { return off >= lo && off < hi; }
+};
+
+struct FuncInfo {
+  std::string name;     // "main.nonleaf"
+  std::string package;  // "main"
+  uint32_t entry = 0;   // first byte
+  uint32_t end = 0;     // one past the last byte
+  uint32_t flags = 0;
+  int frame = 0;         // bytes the function allocates below its entry SP
+  int max_sp_delta = 0;  // deepest the SP goes below the entry SP, return address included
+  CodeRange prologue{0, 0};  // the stack check (unsafe)
+  CodeRange tail{0, 0};      // the morestack path (unsafe)
+  std::vector<uint32_t> call_sites;  // offsets of call instructions
+  bool has(FuncFlag f) const { return (flags & f) != 0; }
+};
+
+struct FuncTable {
+  std::vector<FuncInfo> funcs;          // ascending by entry
+  std::vector<uint32_t> insns;          // every instruction boundary, ascending
+  const FuncInfo* Find(uint32_t off) const;   // the function containing off
+  const FuncInfo* Find(const std::string& name) const;
+  bool IsBoundary(uint32_t off) const;
+};
+
+}  // namespace safepoint
+
+#endif

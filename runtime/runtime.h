@@ -1,0 +1,290 @@
+// The reference runtime: a small M:N goroutine runtime that implements the
+// preemption machinery of the chapter (9.7), on real OS threads, with
+// goroutines running generated machine code on stacks the runtime owns.
+//
+// Invariants a change must keep:
+//  1. Goroutine stacks hold only emitted frames. Every runtime service is an
+//     emitted stub that switches to g0 (mcall or systemstack) before any C++
+//     runs, so a stack can be copied by moving bytes and adjusting sched.sp.
+//  2. C++ never trusts the g register: it finds its M through thread-local
+//     storage (tls_m) and its G through the argument mcall/systemstack pass.
+//  3. No C++ object with a destructor may be live across gogo: gogo abandons
+//     the g0 frames below g0.sched.sp. Locks are taken and released by hand
+//     around it.
+//  4. Every preemption decision is recorded in the EventLog; tests assert on
+//     events, never on timing.
+#ifndef SAFEPOINT_RUNTIME_RUNTIME_H_
+#define SAFEPOINT_RUNTIME_RUNTIME_H_
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/events.h"
+#include "runtime/functab.h"
+#include "runtime/ir.h"
+#include "runtime/offsets.h"
+
+namespace safepoint {
+
+class CodePage;
+class Runtime;
+struct M;
+struct P;
+
+// stackPreempt = uintptrMask & -1314: larger than any valid stack pointer,
+// so the next prologue check is bound to fail.
+constexpr uintptr_t kStackPreempt = ~uintptr_t(0) & static_cast<uintptr_t>(-1314);
+static_assert(kStackPreempt == 0xfffffffffffffadeull);
+constexpr uintptr_t kStackGuard = STACK_GUARD;  // 928: StackNosplit 800 + StackSmall 128
+constexpr size_t kStackMin = 2048;
+constexpr size_t kStackMax = 1 << 20;
+constexpr int64_t kForcePreemptNS = 10 * 1000 * 1000;  // sysmon: 10 ms on one time slice
+
+enum GStatus : uint32_t {
+  _Gidle = 0,
+  _Grunnable = 1,
+  _Grunning = 2,
+  _Gsyscall = 3,
+  _Gwaiting = 4,
+  _Gdead = 6,
+  _Gpreempted = 9,
+  _Gscan = 0x1000,
+};
+
+enum PStatus : uint32_t { _Pidle = 0, _Prunning = 1, _Psyscall = 2, _Pgcstop = 3, _Pdead = 4 };
+
+struct Gobuf {
+  uintptr_t sp;
+  uintptr_t pc;
+  uintptr_t lr;
+  uintptr_t g;
+};
+
+struct Stack {
+  uintptr_t lo;
+  uintptr_t hi;
+};
+
+struct G {
+  Stack stack;                          // offset 0: the assembly reads these
+  std::atomic<uintptr_t> stackguard0;   // 16: compared with SP in every prologue
+  uintptr_t stackguard1;                // 24
+  Gobuf sched;                          // 32
+  M* m;                                 // 64
+  uint64_t param;                       // 72: a service stub's operand
+  uint64_t argspill;                    // 80: r0 across morestack
+  // Not read by assembly.
+  std::atomic<uint32_t> atomicstatus{_Gidle};
+  std::atomic<bool> preempt{false};     // a preemption request is pending
+  bool preemptStop = false;             // park for a stack scan instead of gopreempt_m
+  bool preemptShrink = false;           // shrink at the next synchronous safe point
+  bool asyncSafePoint = false;          // stopped at an asynchronous safe point
+  bool syncSafePoint = false;           // stopped at a synchronous safe point
+  int64_t goid = 0;
+  uintptr_t entry = 0;
+  int64_t wake_at = 0;                  // Sleep's deadline (CLOCK_MONOTONIC ns)
+  int64_t wait_key = -1;
+  bool is_main = false;
+  void* stack_mapping = nullptr;        // the mmap'd region behind `stack`
+  size_t stack_mapped = 0;
+};
+static_assert(offsetof(G, stack) == G_STACK_LO && offsetof(G, stackguard0) == G_STACKGUARD0 &&
+              offsetof(G, stackguard1) == G_STACKGUARD1 && offsetof(G, sched) == G_SCHED &&
+              offsetof(G, m) == G_M && offsetof(G, param) == G_PARAM && offsetof(G, argspill) == G_ARGSPILL);
+static_assert(offsetof(Gobuf, sp) == GOBUF_SP && offsetof(Gobuf, pc) == GOBUF_PC &&
+              offsetof(Gobuf, lr) == GOBUF_LR && offsetof(Gobuf, g) == GOBUF_G);
+static_assert(sizeof(std::atomic<uintptr_t>) == sizeof(uintptr_t));
+
+struct M {
+  G* g0;                    // offset 0
+  std::atomic<G*> curg{nullptr};  // 8: the user goroutine this M runs
+  uintptr_t morebuf_pc = 0; // 16: the caller of the function that called morestack
+  uintptr_t morebuf_sp = 0; // 24
+  uintptr_t morebuf_lr = 0; // 32
+  // Not read by assembly.
+  P* p = nullptr;
+  int id = 0;
+  int32_t locks = 0;         // acquirem/releasem; also disables preemption
+  int32_t mallocing = 0;
+  const char* preemptoff = "";  // non-empty: preemption off, and why
+  std::atomic<uint32_t> preemptGen{0};
+  std::atomic<uint32_t> signalPending{0};
+  pid_t tid = 0;
+  pthread_t thread{};
+  bool is_m0 = false;
+  jmp_buf exit_jmp;           // schedule() leaves the M through it
+  Runtime* rt = nullptr;
+  void* g0_mapping = nullptr;
+  size_t g0_mapped = 0;
+  G g0_storage;
+};
+static_assert(offsetof(M, g0) == M_G0 && offsetof(M, curg) == M_CURG && offsetof(M, morebuf_pc) == M_MOREBUF_PC &&
+              offsetof(M, morebuf_sp) == M_MOREBUF_SP && offsetof(M, morebuf_lr) == M_MOREBUF_LR);
+
+struct P {
+  int id = 0;
+  std::atomic<uint32_t> status{_Pidle};
+  std::atomic<M*> m{nullptr};
+  std::deque<G*> runq;                  // guarded by Runtime::mu_
+  std::atomic<uint32_t> schedtick{0};   // incremented on every execute
+  std::atomic<uint32_t> syscalltick{0};
+  std::atomic<bool> preempt{false};     // asynchronous request for this P
+  // sysmon's last view of this P.
+  uint32_t sysmon_tick = 0;
+  int64_t sysmon_when = 0;
+};
+
+// GODEBUG settings the runtime understands.
+struct Debug {
+  int asyncpreemptoff = 0;
+};
+// Parses a GODEBUG value ("k=v,k=v"). Unknown keys are ignored, as Go does;
+// a malformed entry or a bad value of a known key is an error.
+bool ParseGodebug(const std::string& s, Debug* out, std::string* err);
+
+// The clock sysmon reads. Injectable so tests drive the 10 ms rule by hand.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t Now() = 0;  // nanoseconds
+};
+class ManualClock : public Clock {
+ public:
+  int64_t Now() override { return now_.load(); }
+  void Advance(int64_t ns) { now_.fetch_add(ns); }
+  void Set(int64_t ns) { now_.store(ns); }
+
+ private:
+  std::atomic<int64_t> now_{0};
+};
+int64_t MonotonicNanos();
+
+// canPreemptM: the first condition that forbids preempting the goroutine on
+// mp now (Reason::kNone when preemption is possible).
+Reason canPreemptM(const M* mp);
+
+struct RuntimeOptions {
+  int gomaxprocs = 1;
+  std::string godebug;
+  bool sysmon = true;           // run the sysmon thread
+  Clock* clock = nullptr;       // sysmon's clock; nullptr: CLOCK_MONOTONIC
+  bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
+  size_t initial_stack = kStackMin;
+  // Test hooks: `callback N` in a program runs callbacks[N] on g0 (systemstack).
+  std::vector<std::function<void(Runtime&, G*)>> callbacks;
+};
+
+// A callback service: IR `callback N` (systemstack, returns).
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions opts);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Emits the program for the native port and maps it. Errors: a program
+  // the port cannot lower, or a system call failure.
+  bool Load(const ir::Program& prog, std::string* err);
+  // Runs `main_fn` as the main goroutine on the calling thread (M0) with
+  // GOMAXPROCS Ps, until it returns; then stops every M. False with *err if
+  // the runtime could not run it or could not stop its Ms.
+  bool Run(const std::string& main_fn, std::string* err);
+
+  EventLog& events() { return events_; }
+  const FuncTable& table() const { return table_; }
+  uintptr_t code_base() const;
+  uint64_t global(int i) const { return globals_[i].load(); }
+  void set_global(int i, uint64_t v) { globals_[i].store(v); }
+  const Debug& debug() const { return debug_; }
+  int gomaxprocs() const { return static_cast<int>(ps_.size()); }
+  P* p(int i) { return ps_[i].get(); }
+  int64_t now() { return clock_->Now(); }
+  // The function containing an absolute PC, or nullptr.
+  const FuncInfo* FuncAt(uintptr_t pc) const;
+
+  // Preemption entry points (runtime/preempt.cc).
+  // preemptone: request preemption of the goroutine running on pp, unless
+  // a skip case applies. `self` is the calling M (nullptr off any M).
+  bool preemptone(P* pp, Source src);
+  void preemptall(Source src);
+  // sysmon's retake at time `now` (sysmon's clock).
+  void retake(int64_t now);
+
+  // Called on g0 (from assembly and the service stubs). Public for the
+  // extern "C" trampolines only.
+  [[noreturn]] void newstack(G* gp);
+  [[noreturn]] void schedule(M* m);
+  [[noreturn]] void gopreempt_m(G* gp);
+  [[noreturn]] void goschedImpl(G* gp);
+  void Service(ir::Service s, G* gp);  // systemstack services (return)
+  [[noreturn]] void ParkingService(ir::Service s, G* gp);  // mcall services
+
+  // The G running on this thread's M, if any (tests, callbacks).
+  static M* CurrentM();
+
+  // Statistics the benchmarks read.
+  size_t goroutines_created() const { return next_goid_.load() - 1; }
+
+ private:
+  friend struct RuntimeTestPeer;
+  G* newproc(uintptr_t entry, bool is_main);
+  void FreeStack(G* gp);
+  bool AllocStack(G* gp, size_t size, std::string* err);
+  void copystack(G* gp, size_t newsize);
+  [[noreturn]] void execute(M* m, G* gp);
+  void dropg(M* m);
+  void ready(G* gp);             // mu_ held
+  G* findRunnable(M* m);         // mu_ held on entry and exit; may wait
+  void runqput(P* pp, G* gp);    // mu_ held
+  void StartM(int i);
+  void mstart1(M* m);
+  static void* MThreadMain(void* arg);
+  static void MStartTrampoline(void* arg);
+  void SysmonLoop();
+  void CheckTimers();            // mu_ held
+  [[noreturn]] void Throw(const char* msg);
+
+  RuntimeOptions opts_;
+  Debug debug_;
+  std::unique_ptr<Clock> own_clock_;
+  Clock* clock_;
+  EventLog events_;
+  std::unique_ptr<std::atomic<uint64_t>[]> globals_;
+  std::unique_ptr<CodePage> code_;
+  FuncTable table_;
+  uint32_t goexit_off_ = 0;
+
+  std::mutex mu_;  // the scheduler lock: run queues, timers, handshakes, all Gs
+  std::condition_variable idle_cv_;
+  std::deque<G*> globrunq_;
+  std::vector<G*> sleepers_;
+  std::vector<bool> handshakes_;
+  std::vector<std::vector<G*>> waiters_;
+  std::vector<std::unique_ptr<G>> allgs_;
+  std::vector<std::unique_ptr<P>> ps_;
+  std::vector<std::unique_ptr<M>> ms_;
+  std::atomic<int64_t> next_goid_{1};
+  std::atomic<bool> main_done_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> running_ms_{0};
+  bool sysmon_started_ = false;
+  pthread_t sysmon_thread_{};
+  std::atomic<bool> sysmon_stop_{false};
+  std::string run_error_;
+};
+
+}  // namespace safepoint
+
+#endif

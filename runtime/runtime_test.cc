@@ -1,0 +1,69 @@
+// Tests of the runtime core: programs run on real Ms and goroutine stacks.
+#include "runtime/runtime.h"
+
+#include <gtest/gtest.h>
+
+namespace safepoint {
+namespace {
+
+bool RunProgram(const std::string& text, RuntimeOptions opts, std::unique_ptr<Runtime>* out, std::string* err) {
+  ir::Program prog;
+  if (!ir::ParseProgram(text, &prog, err)) return false;
+  *out = std::make_unique<Runtime>(std::move(opts));
+  if (!(*out)->Load(prog, err)) return false;
+  return (*out)->Run("main.main", err);
+}
+
+TEST(Runtime, MainStoresAGlobal) {
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  ASSERT_TRUE(RunProgram(R"(
+func main.main
+  movi r0, 5
+  muli r0, 3
+  addi r0, 1
+  st g[0], r0
+  ret
+end
+)", {}, &rt, &err)) << err;
+  EXPECT_EQ(rt->global(0), 16u);
+}
+
+TEST(Runtime, CallsAndGoroutinesAndHandshakes) {
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  ASSERT_TRUE(RunProgram(R"(
+func main.main frame=16
+  go main.worker
+  wait 1
+  ld r1, g[1]
+  stslot 8, r1
+  gosched
+  ldslot r0, 8
+  call main.nonleaf
+  st g[0], r0
+  sleep 1000000
+  ret
+end
+func main.worker
+  movi r0, 40
+  st g[1], r0
+  handshake 1
+  ret
+end
+func main.nonleaf frame=16
+  call main.leaf
+  addi r0, 1
+  ret
+end
+func main.leaf
+  muli r0, 3
+  addi r0, 1
+  ret
+end
+)", {}, &rt, &err)) << err;
+  EXPECT_EQ(rt->global(0), 40u * 3 + 1 + 1);
+}
+
+}  // namespace
+}  // namespace safepoint
