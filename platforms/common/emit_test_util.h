@@ -1,0 +1,97 @@
+// Helpers for the per-port emitter tests: one program every port lowers, a
+// fixed environment of placeholder addresses, and comparisons with objdump.
+#ifndef SAFEPOINT_PLATFORMS_COMMON_EMIT_TEST_UTIL_H_
+#define SAFEPOINT_PLATFORMS_COMMON_EMIT_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "platforms/common/disasm.h"
+#include "platforms/emitter.h"
+
+namespace safepoint {
+
+// The program every port's emitter test lowers.
+inline constexpr const char* kLowerTestProgram = R"(
+func main.nonleaf frame=16
+  call main.leaf
+  addi r0, 1
+  ret
+end
+func main.leaf
+  muli r0, 3
+  addi r0, 1
+  ret
+end
+func main.big frame=512
+  stslot 504, r1
+  ldslot r11, 0
+  ld r2, g[3]
+  st g[4], r11
+  jnz r3, out
+  gosched
+out:
+  ret
+end
+func main.nosplit nosplit
+  addi r0, 2
+  call main.leaf
+  ret
+end
+)";
+
+// Placeholder addresses: globals at 0x1000, mcall 0x2000, systemstack
+// 0x3000, morestack 0x4000, service i's C++ function at 0x10000 + 0x100*i.
+inline EmitEnv TestEnv() {
+  EmitEnv env;
+  env.globals = 0x1000;
+  env.mcall = 0x2000;
+  env.systemstack = 0x3000;
+  env.morestack = 0x4000;
+  for (int i = 0; i < static_cast<int>(ir::Service::kCount); i++) env.service_fn[i] = 0x10000 + 0x100 * i;
+  return env;
+}
+
+inline Emitted EmitForTest(Lowerer& low, const char* text) {
+  ir::Program p;
+  std::string err;
+  EXPECT_TRUE(ir::ParseProgram(text, &p, &err)) << err;
+  Emitted e;
+  EXPECT_TRUE(Emit(low, p, TestEnv(), &e, &err)) << err;
+  return e;
+}
+
+// Every instruction of function `fn`, as objdump prints it, must equal
+// `want`, and objdump's instruction boundaries must be the emitter's.
+inline void ExpectDisasm(const std::string& port, const Emitted& e, const std::string& fn,
+                         const std::vector<std::string>& want) {
+  const FuncInfo* f = e.table.Find(fn);
+  ASSERT_NE(f, nullptr) << fn;
+  std::vector<DisasmLine> lines;
+  std::string err;
+  ASSERT_TRUE(Disassemble(port, e.code, &lines, &err)) << err;
+  std::vector<std::string> got;
+  for (const DisasmLine& l : lines) {
+    if (l.offset < f->entry || l.offset >= f->end) continue;
+    got.push_back(l.text);
+    EXPECT_TRUE(e.table.IsBoundary(l.offset)) << fn << ": objdump sees an instruction at +" << l.offset
+                                              << " that the emitter did not record";
+  }
+  EXPECT_EQ(got, want) << "in " << fn;
+}
+
+inline void ExpectTable(const Emitted& e, const std::string& fn, bool check, bool nosplit) {
+  const FuncInfo* f = e.table.Find(fn);
+  ASSERT_NE(f, nullptr) << fn;
+  EXPECT_EQ(!f->has(kFuncNoCheck), check) << fn;
+  EXPECT_EQ(f->has(kFuncNosplit), nosplit) << fn;
+  EXPECT_EQ(f->prologue.hi > f->prologue.lo, check) << fn << ": the stack check is recorded as the prologue";
+  EXPECT_EQ(f->tail.hi > f->tail.lo, check) << fn << ": the morestack path is recorded";
+  EXPECT_EQ(f->package, "main");
+}
+
+}  // namespace safepoint
+
+#endif
