@@ -64,9 +64,8 @@ for c in "${configs[@]}"; do
     tail -n 15 "$d/bazel.log" | sed 's/^/   | /'
     echo "//:build FAILED_TO_BUILD" >"$d/targets.txt"
   fi
-  suffix=$c; [ "$c" = amd64_qemu ] && suffix=amd64
-  out=$(ls -d bazel-out/k8-fastbuild"$suffix" 2>/dev/null | head -n 1)
-  [ -n "$out" ] && [ -d "$out/testlogs" ] && cp -rL "$out/testlogs" "$d/testlogs"
+  testlogs=$(bazel info --config="$c" bazel-testlogs 2>/dev/null)
+  [ -n "$testlogs" ] && [ -d "$testlogs" ] && cp -rL "$testlogs" "$d/testlogs"
   echo "   bazel exit $rc, $(( $(date +%s) - t0 )) s"
 done
 echo

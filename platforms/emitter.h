@@ -25,6 +25,9 @@ struct EmitEnv {
   uint64_t systemstack = 0; // asm: switch to g0, call fn(gp), switch back, return
   uint64_t morestack = 0;   // asm: record the caller, switch to g0, call newstack
   uint64_t service_fn[static_cast<int>(ir::Service::kCount)] = {};  // C++ functions behind the stubs
+  // A mutation, to show the suite can fail: emit no stack-check prologue at
+  // all, so no synchronous safe point exists.
+  bool omit_stack_check = false;
 };
 
 // Machine code under construction: bytes, instruction boundaries, labels.

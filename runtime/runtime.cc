@@ -149,6 +149,7 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   env.mcall = reinterpret_cast<uint64_t>(&sp_mcall);
   env.systemstack = reinterpret_cast<uint64_t>(&sp_systemstack);
   env.morestack = reinterpret_cast<uint64_t>(&sp_morestack);
+  env.omit_stack_check = opts_.omit_stack_check;
   for (size_t i = 0; i < kServiceEntries.size(); i++) env.service_fn[i] = reinterpret_cast<uint64_t>(kServiceEntries[i]);
   std::unique_ptr<Lowerer> low = NewNativeLowerer();
   Emitted out;
@@ -300,7 +301,8 @@ G* Runtime::findRunnable(M* m) {
       int64_t wait = next - MonotonicNanos();
       if (wait > 0) idle_cv_.wait_for(lk, std::chrono::nanoseconds(wait));
     } else {
-      idle_cv_.wait_for(lk, std::chrono::milliseconds(50));
+      // Woken by whatever makes work: ready, newproc, main's exit, Run's stop.
+      idle_cv_.wait(lk);
     }
     lk.release();
     pp->m.store(m);
@@ -513,6 +515,13 @@ void Runtime::StartM(int i) {
   running_ms_.fetch_add(1);
   if (i == 0) return;  // M0 is the thread that calls Run
   if (pthread_create(&raw->thread, nullptr, &MThreadMain, raw) != 0) Throw("pthread_create failed");
+}
+
+std::vector<int64_t> Runtime::GlobalRunq() {
+  std::lock_guard<std::mutex> lk(mu_);
+  std::vector<int64_t> ids;
+  for (G* gp : globrunq_) ids.push_back(gp->goid);
+  return ids;
 }
 
 bool Runtime::Run(const std::string& main_fn, std::string* err) {

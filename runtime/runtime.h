@@ -182,6 +182,7 @@ struct RuntimeOptions {
   Clock* clock = nullptr;       // sysmon's clock; nullptr: CLOCK_MONOTONIC
   bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
   size_t initial_stack = kStackMin;
+  bool omit_stack_check = false;  // mutation: emit no prologue checks (see EmitEnv)
   // Test hooks: `callback N` in a program runs callbacks[N] on g0 (systemstack).
   std::vector<std::function<void(Runtime&, G*)>> callbacks;
 };
@@ -233,6 +234,9 @@ class Runtime {
 
   // The G running on this thread's M, if any (tests, callbacks).
   static M* CurrentM();
+
+  // The goroutines on the global run queue, in order (tests).
+  std::vector<int64_t> GlobalRunq();
 
   // Statistics the benchmarks read.
   size_t goroutines_created() const { return next_goid_.load() - 1; }

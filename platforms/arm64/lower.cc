@@ -1,5 +1,333 @@
-// PLACEHOLDER: the arm64 Lowerer is being written.
+// The arm64 Lowerer: the IR in A64 machine code, following Go's arm64
+// conventions: g in R28, the stack check MOVD 16(g), R16 / CMP / BLS, the
+// saved LR at 0(SP) of every frame that calls, R27 (REGTMP) as the emitter's
+// scratch for constants, addresses and indirect branches. R18 (the platform
+// register) and R29 are never touched. Frame layout: platforms/arm64/README.md.
+//
+// Unlike amd64, asyncPreempt on arm64 does not save REGTMP, so every
+// sequence below that goes through R27 (constant loads, globals, large
+// immediates, sumregs) is one the function table will have to mark
+// restartable or unsafe once asynchronous preemption arrives.
 #include "platforms/arm64/lower.h"
+
+#include <cstdint>
+
+#include "runtime/offsets.h"
+
 namespace safepoint {
-std::unique_ptr<Lowerer> NewArm64Lowerer() { return nullptr; }
+namespace {
+
+enum : int {
+  X0 = 0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11,
+  X16 = 16, X17 = 17,
+  X27 = 27, X28 = 28, X30 = 30,
+  kSP = 31,  // register number 31 where the encoding means SP
+  kZR = 31,  // ... and where it means XZR
+};
+constexpr int kG = X28;
+constexpr int kTmp = X27;
+constexpr int kLR = X30;
+// IR register i -> machine register. r0 is X0 (argument and result).
+constexpr int kRegs[] = {X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11};
+static_assert(sizeof(kRegs) / sizeof(kRegs[0]) == ir::kPortableRegs);
+
+// The largest frame a pre-indexed STR can open (saving LR) and the matching
+// post-indexed LDR can close: imm9 reaches +255, and frames are 16-aligned.
+// Go's MOVD.W/MOVD.P limit, 0xf0, for the same reason.
+constexpr int kMaxPreIndexFrame = 0xf0;
+
+// Fixup kinds: which immediate field of the instruction at Fixup::at the
+// label's PC-relative offset goes into.
+enum FixKind {
+  kImm26 = 1,  // B, BL: word offset in bits 0-25
+  kImm19 = 2,  // B.cond, CBZ, CBNZ: word offset in bits 5-23
+  kAdr21 = 3,  // ADR: byte offset, low 2 bits in 29-30, the rest in 5-23
+};
+
+// A64 encodings (Arm ARM, C6), 64-bit forms.
+constexpr uint32_t Movz(int rd, uint32_t imm16, int hw) { return 0xD2800000u | hw << 21 | imm16 << 5 | rd; }
+constexpr uint32_t Movn(int rd, uint32_t imm16, int hw) { return 0x92800000u | hw << 21 | imm16 << 5 | rd; }
+constexpr uint32_t Movk(int rd, uint32_t imm16, int hw) { return 0xF2800000u | hw << 21 | imm16 << 5 | rd; }
+// ADD/SUB (immediate): Rd and Rn 31 are SP.
+constexpr uint32_t AddImm(int rd, int rn, uint32_t imm12, bool lsl12) {
+  return 0x91000000u | uint32_t(lsl12) << 22 | imm12 << 10 | rn << 5 | rd;
+}
+constexpr uint32_t SubImm(int rd, int rn, uint32_t imm12, bool lsl12) {
+  return 0xD1000000u | uint32_t(lsl12) << 22 | imm12 << 10 | rn << 5 | rd;
+}
+// ADD (shifted register, LSL #0): register 31 is XZR.
+constexpr uint32_t AddReg(int rd, int rn, int rm) { return 0x8B000000u | rm << 16 | rn << 5 | rd; }
+// MOV Xd, Xm is ORR Xd, XZR, Xm.
+constexpr uint32_t MovReg(int rd, int rm) { return 0xAA000000u | rm << 16 | kZR << 5 | rd; }
+// MUL is MADD with XZR as the addend.
+constexpr uint32_t Mul(int rd, int rn, int rm) { return 0x9B000000u | rm << 16 | kZR << 10 | rn << 5 | rd; }
+// CMP Xn, Xm is SUBS XZR, Xn, Xm; with SP as Xn it needs the extended
+// register form (UXTX), which is what Go's CMP R16, RSP assembles to.
+constexpr uint32_t CmpReg(int rn, int rm) { return 0xEB000000u | rm << 16 | rn << 5 | kZR; }
+constexpr uint32_t CmpSpReg(int rm) { return 0xEB206000u | rm << 16 | kSP << 5 | kZR; }
+// LDR/STR Xt, [Xn|SP, #imm] with imm a multiple of 8 below 32768.
+constexpr uint32_t Ldr(int rt, int rn, uint32_t off) { return 0xF9400000u | (off / 8) << 10 | rn << 5 | rt; }
+constexpr uint32_t Str(int rt, int rn, uint32_t off) { return 0xF9000000u | (off / 8) << 10 | rn << 5 | rt; }
+// STR Xt, [Xn|SP, #imm9]! and LDR Xt, [Xn|SP], #imm9.
+constexpr uint32_t StrPre(int rt, int rn, int imm9) { return 0xF8000C00u | (uint32_t(imm9) & 0x1ff) << 12 | rn << 5 | rt; }
+constexpr uint32_t LdrPost(int rt, int rn, int imm9) { return 0xF8400400u | (uint32_t(imm9) & 0x1ff) << 12 | rn << 5 | rt; }
+// Branches, their offsets filled in by Resolve.
+constexpr uint32_t kB = 0x14000000u;
+constexpr uint32_t kBl = 0x94000000u;
+constexpr uint32_t BCond(int cond) { return 0x54000000u | cond; }
+constexpr int kCondLS = 9;  // unsigned lower or same
+constexpr uint32_t Cbz(int rt) { return 0xB4000000u | rt; }
+constexpr uint32_t Cbnz(int rt) { return 0xB5000000u | rt; }
+constexpr uint32_t Adr(int rd) { return 0x10000000u | rd; }
+constexpr uint32_t Br(int rn) { return 0xD61F0000u | rn << 5; }
+constexpr uint32_t Blr(int rn) { return 0xD63F0000u | rn << 5; }
+constexpr uint32_t kRet = 0xD65F03C0u;
+constexpr uint32_t kUdf = 0x00000000u;  // UDF #0, Go's UNDEF on arm64
+
+void Branch(Asm& a, uint32_t insn, int label, FixKind kind) {
+  a.Insn32(insn);
+  a.Fix(label, kind);
+}
+
+// A 64-bit constant in as few instructions as Go's assembler uses: MOVZ (or
+// MOVN, when more halfwords are 0xffff than 0) for one halfword, then MOVK
+// for every other halfword that differs from the background.
+void MovImm(Asm& a, int rd, uint64_t v) {
+  int zeros = 0, ones = 0;
+  for (int hw = 0; hw < 4; hw++) {
+    uint32_t h = (v >> (16 * hw)) & 0xffff;
+    zeros += h == 0;
+    ones += h == 0xffff;
+  }
+  bool inverted = ones > zeros;
+  uint32_t background = inverted ? 0xffff : 0;
+  bool first = true;
+  for (int hw = 0; hw < 4; hw++) {
+    uint32_t h = (v >> (16 * hw)) & 0xffff;
+    if (h == background) continue;
+    if (first) {
+      a.Insn32(inverted ? Movn(rd, ~h & 0xffff, hw) : Movz(rd, h, hw));
+      first = false;
+    } else {
+      a.Insn32(Movk(rd, h, hw));
+    }
+  }
+  if (first) a.Insn32(inverted ? Movn(rd, 0, 0) : Movz(rd, 0, 0));
+}
+
+// rd = rn + imm in one ADD or SUB (immediate) if imm fits imm12, optionally
+// shifted by 12; false if it does not.
+bool AddSubImm(Asm& a, int rd, int rn, int64_t imm) {
+  bool sub = imm < 0;
+  uint64_t u = sub ? static_cast<uint64_t>(-imm) : static_cast<uint64_t>(imm);
+  bool lsl12;
+  if (u < 4096) {
+    lsl12 = false;
+  } else if ((u & 0xfff) == 0 && u < (uint64_t{1} << 24)) {
+    lsl12 = true;
+    u >>= 12;
+  } else {
+    return false;
+  }
+  uint32_t imm12 = static_cast<uint32_t>(u);
+  a.Insn32(sub ? SubImm(rd, rn, imm12, lsl12) : AddImm(rd, rn, imm12, lsl12));
+  return true;
+}
+
+// SP adjustments by a frame size. Validate caps frames at 4096 bytes after
+// rounding, so one ADD/SUB (immediate) always does; a larger one would be
+// an emitter bug, not a program error.
+void AdjustSP(Asm& a, int64_t delta) {
+  if (!AddSubImm(a, kSP, kSP, delta)) __builtin_trap();
+}
+
+// Frame slots live above the saved LR in a frame that has one.
+int SlotBase(const FuncCtx& ctx) { return ctx.leaf ? 0 : 8; }
+
+class Arm64Lowerer final : public Lowerer {
+ public:
+  int NumAllocatable() const override { return ir::kPortableRegs; }
+
+  int FrameSize(int locals, bool leaf) const override {
+    if (leaf) return (locals + 15) & ~15;
+    return (8 + locals + 15) & ~15;  // the saved LR at 0(SP), SP kept 16-byte aligned
+  }
+
+  void StackCheck(Asm& a, const FuncCtx& ctx) override {
+    a.Insn32(Ldr(X16, kG, G_STACKGUARD0));  // MOVD 16(g), R16
+    if (ctx.frame <= STACK_SMALL) {
+      a.Insn32(CmpSpReg(X16));  // CMP R16, RSP
+    } else {
+      // SUB $(frame-StackSmall), RSP, R17; CMP R16, R17. frame <= 4096, so the
+      // immediate always fits and SP - imm cannot wrap on a real stack.
+      AddSubImm(a, X17, kSP, -(ctx.frame - STACK_SMALL));
+      a.Insn32(CmpReg(X17, X16));
+    }
+    Branch(a, BCond(kCondLS), ctx.tail_label, kImm19);  // BLS tail
+  }
+
+  void FrameSetup(Asm& a, const FuncCtx& ctx) override {
+    if (ctx.frame == 0) return;
+    if (ctx.leaf) {
+      AdjustSP(a, -ctx.frame);
+    } else if (ctx.frame <= kMaxPreIndexFrame) {
+      // MOVD.W R30, -frame(RSP): the frame opens and LR is saved in one
+      // instruction, so no PC sees a frame without its LR.
+      a.Insn32(StrPre(kLR, kSP, -ctx.frame));
+    } else {
+      AdjustSP(a, -ctx.frame);
+      a.Insn32(Str(kLR, kSP, 0));
+    }
+  }
+
+  void Lower(Asm& a, const FuncCtx& ctx, const ir::Insn& i, int target, int aux, const EmitEnv& env) override {
+    using ir::Op;
+    switch (i.op) {
+      case Op::kMovi:
+        MovImm(a, kRegs[i.rd], static_cast<uint64_t>(i.imm));
+        break;
+      case Op::kAddi: {
+        int64_t imm = static_cast<int32_t>(i.imm);
+        int r = kRegs[i.rd];
+        if (!AddSubImm(a, r, r, imm)) {
+          MovImm(a, kTmp, static_cast<uint64_t>(imm));
+          a.Insn32(AddReg(r, r, kTmp));
+        }
+        break;
+      }
+      case Op::kMuli: {
+        int r = kRegs[i.rd];
+        MovImm(a, kTmp, static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(i.imm))));
+        a.Insn32(Mul(r, r, kTmp));
+        break;
+      }
+      case Op::kAdd:
+        a.Insn32(AddReg(kRegs[i.rd], kRegs[i.rd], kRegs[i.rs]));
+        break;
+      case Op::kMov:
+        a.Insn32(MovReg(kRegs[i.rd], kRegs[i.rs]));
+        break;
+      case Op::kLabel:
+        break;
+      case Op::kJmp:
+        Branch(a, kB, target, kImm26);
+        break;
+      case Op::kJnz:
+        Branch(a, Cbnz(kRegs[i.rs]), target, kImm19);
+        break;
+      case Op::kJz:
+        Branch(a, Cbz(kRegs[i.rs]), target, kImm19);
+        break;
+      case Op::kCall:
+        Branch(a, kBl, target, kImm26);
+        break;
+      case Op::kRet:
+        if (!ctx.leaf && ctx.frame <= kMaxPreIndexFrame) {
+          a.Insn32(LdrPost(kLR, kSP, ctx.frame));  // MOVD.P frame(RSP), R30
+        } else {
+          if (!ctx.leaf) a.Insn32(Ldr(kLR, kSP, 0));
+          if (ctx.frame > 0) AdjustSP(a, ctx.frame);
+        }
+        a.Insn32(kRet);
+        break;
+      case Op::kLdGlobal:
+        MovImm(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        a.Insn32(Ldr(kRegs[i.rd], kTmp, 0));
+        break;
+      case Op::kStGlobal:
+        MovImm(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        a.Insn32(Str(kRegs[i.rs], kTmp, 0));
+        break;
+      case Op::kLdSlot:
+        a.Insn32(Ldr(kRegs[i.rd], kSP, static_cast<uint32_t>(SlotBase(ctx) + i.imm)));
+        break;
+      case Op::kStSlot:
+        a.Insn32(Str(kRegs[i.rs], kSP, static_cast<uint32_t>(SlotBase(ctx) + i.imm)));
+        break;
+      case Op::kFillRegs:
+        for (int r = 0; r < ir::kPortableRegs; r++) MovImm(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
+        break;
+      case Op::kSumRegs:
+        a.Insn32(MovReg(kTmp, kRegs[0]));
+        for (int r = 1; r < ir::kPortableRegs; r++) a.Insn32(AddReg(kTmp, kTmp, kRegs[r]));
+        a.Insn32(MovReg(kRegs[i.rd], kTmp));
+        break;
+      case Op::kService:
+        if (i.service == ir::Service::kGo) {
+          Branch(a, Adr(X0), aux, kAdr21);  // the new goroutine's entry
+        } else if (ir::ServiceHasImm(i.service)) {
+          MovImm(a, X0, static_cast<uint64_t>(i.imm));
+        }
+        Branch(a, kBl, target, kImm26);
+        break;
+    }
+  }
+
+  void Tail(Asm& a, const FuncCtx& ctx, const EmitEnv& env) override {
+    a.Insn32(Str(X0, kG, G_ARGSPILL));  // spill the register argument
+    a.Insn32(MovReg(X3, kLR));          // MOVD R30, R3: morestack learns f's caller
+    MovImm(a, kTmp, env.morestack);
+    a.Insn32(Blr(kTmp));                // BL runtime.morestack (LR: here, in the tail)
+    a.Insn32(Ldr(X0, kG, G_ARGSPILL));
+    Branch(a, kB, ctx.entry_label, kImm26);  // and check again
+  }
+
+  void ServiceStub(Asm& a, ir::Service s, const EmitEnv& env) override {
+    a.Insn32(Str(X0, kG, G_PARAM));
+    MovImm(a, X0, env.service_fn[static_cast<int>(s)]);
+    MovImm(a, kTmp, ir::ServiceParks(s) ? env.mcall : env.systemstack);
+    a.Insn32(Br(kTmp));  // a tail jump: LR still holds the return address in the caller
+  }
+
+  void GoexitStub(Asm& a, const EmitEnv& env) override {
+    MovImm(a, X0, env.service_fn[static_cast<int>(ir::Service::kGoexit)]);
+    MovImm(a, kTmp, env.mcall);
+    a.Insn32(Blr(kTmp));
+    a.Insn32(kUdf);  // mcall never returns
+  }
+
+  bool Resolve(Asm& a, const Asm::Fixup& f, uint32_t target, std::string* err) override {
+    int64_t rel = static_cast<int64_t>(target) - static_cast<int64_t>(f.at);
+    uint32_t w = a.Read32(f.at);
+    switch (f.kind) {
+      case kImm26: {
+        int64_t words = rel / 4;
+        if (words < -(int64_t{1} << 25) || words >= (int64_t{1} << 25)) {
+          *err = "arm64: B/BL target out of range (+-128 MiB)";
+          return false;
+        }
+        w = (w & ~0x03ffffffu) | (static_cast<uint32_t>(words) & 0x03ffffffu);
+        break;
+      }
+      case kImm19: {
+        int64_t words = rel / 4;
+        if (words < -(int64_t{1} << 18) || words >= (int64_t{1} << 18)) {
+          *err = "arm64: conditional branch target out of range (+-1 MiB)";
+          return false;
+        }
+        w = (w & ~(0x7ffffu << 5)) | (static_cast<uint32_t>(words) & 0x7ffffu) << 5;
+        break;
+      }
+      case kAdr21: {
+        if (rel < -(int64_t{1} << 20) || rel >= (int64_t{1} << 20)) {
+          *err = "arm64: ADR target out of range (+-1 MiB)";
+          return false;
+        }
+        uint32_t u = static_cast<uint32_t>(rel);
+        w = (w & ~(3u << 29 | 0x7ffffu << 5)) | (u & 3) << 29 | ((u >> 2) & 0x7ffff) << 5;
+        break;
+      }
+      default:
+        *err = "arm64: unknown fixup kind";
+        return false;
+    }
+    a.Write32(f.at, w);
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Lowerer> NewArm64Lowerer() { return std::make_unique<Arm64Lowerer>(); }
+
 }  // namespace safepoint

@@ -21,7 +21,7 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     info.name = f.name;
     info.package = f.package;
     bool leaf = !f.CallsAnything();
-    FuncCtx ctx{&f, low.FrameSize(f.frame, leaf), f.NeedsStackCheck(), a.NewLabel(), entry_of[f.name], leaf};
+    FuncCtx ctx{&f, low.FrameSize(f.frame, leaf), f.NeedsStackCheck() && !env.omit_stack_check, a.NewLabel(), entry_of[f.name], leaf};
     info.frame = ctx.frame;
     if (f.nosplit) info.flags |= kFuncNosplit;
     if (!ctx.check) info.flags |= kFuncNoCheck;

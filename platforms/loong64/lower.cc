@@ -1,5 +1,303 @@
-// PLACEHOLDER: the loong64 Lowerer is being written.
+// The loong64 Lowerer: the IR in LoongArch64 machine code, following Go's
+// loong64 conventions: g in R22, SP R3, RA R1, the stack check
+// MOVV 16(g), R20 / SGTU R3, R20, R20 / BEQ R20, tail, and R30 (REGTMP) as
+// the emitter's scratch for constants, addresses and indirect jumps. The
+// frame layout is in platforms/loong64/README.md.
 #include "platforms/loong64/lower.h"
+
+#include <cstdint>
+
+#include "runtime/offsets.h"
+
 namespace safepoint {
-std::unique_ptr<Lowerer> NewLoong64Lowerer() { return nullptr; }
+namespace {
+
+// LoongArch general registers by number (ABI names in comments).
+enum : int {
+  R0 = 0,  // $zero
+  R1 = 1,  // $ra
+  R3 = 3,  // $sp
+  R4 = 4,  // $a0
+  R19 = 19,
+  R20 = 20,
+  R22 = 22,  // $fp in the C ABI, g here: C code preserves it for us
+  R30 = 30,
+  R31 = 31,
+};
+constexpr int kZero = R0, kRA = R1, kSP = R3, kG = R22, kTmp = R30;
+// Clobbered by the stack check at entry, when only r0 holds a live value.
+constexpr int kCheck = R20, kCheckSP = R19;
+// The tail hands f's caller's RA to morestack here, as Go's loong64 tail does.
+constexpr int kTailRA = R31;
+// IR register i -> machine register. r0 is $a0 (argument and result); the
+// rest avoid R19/R20 (stack check), R21 (reserved by the C ABI), R22 (g),
+// R2 ($tp, thread_local), R30 (REGTMP) and R31 (the tail's RA).
+constexpr int kRegs[] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+static_assert(sizeof(kRegs) / sizeof(kRegs[0]) == ir::kPortableRegs);
+
+// The saved RA occupies 0(SP) of every frame; locals start above it.
+constexpr int kLocalsBase = 8;
+
+enum FixKind {
+  kB26 = 1,    // b, bl: offs26 in 4-byte units, split 16 (bits 25:10) + 10 (bits 9:0)
+  kB21 = 2,    // beqz, bnez: offs21, split 16 (bits 25:10) + 5 (bits 4:0)
+  kPc20 = 3,   // pcaddi: si20 in bits 24:5
+};
+
+bool FitsSigned(int64_t v, int bits) { return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1)); }
+
+uint32_t R3Op(uint32_t op, int rd, int rj, int rk) { return op | uint32_t(rk) << 10 | uint32_t(rj) << 5 | uint32_t(rd); }
+uint32_t Ri12(uint32_t op, int rd, int rj, int64_t imm) {
+  return op | (uint32_t(imm) & 0xfff) << 10 | uint32_t(rj) << 5 | uint32_t(rd);
+}
+uint32_t Ri14(uint32_t op, int rd, int rj, int64_t imm) {
+  return op | (uint32_t(imm) & 0x3fff) << 10 | uint32_t(rj) << 5 | uint32_t(rd);
+}
+uint32_t Ri20(uint32_t op, int rd, int64_t imm) { return op | (uint32_t(imm) & 0xfffff) << 5 | uint32_t(rd); }
+
+void AddD(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x00108000u, rd, rj, rk)); }
+void SltuD(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x00128000u, rd, rj, rk)); }
+void Or(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x00150000u, rd, rj, rk)); }
+void Move(Asm& a, int rd, int rs) { Or(a, rd, rs, kZero); }
+void MulD(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x001d8000u, rd, rj, rk)); }
+void AddiW(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x02800000u, rd, rj, imm)); }
+void AddiD(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x02c00000u, rd, rj, imm)); }
+void Lu52iD(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x03000000u, rd, rj, imm)); }
+void Ori(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x03800000u, rd, rj, imm)); }
+void Lu12iW(Asm& a, int rd, int64_t imm) { a.Insn32(Ri20(0x14000000u, rd, imm)); }
+void Lu32iD(Asm& a, int rd, int64_t imm) { a.Insn32(Ri20(0x16000000u, rd, imm)); }
+void Jirl(Asm& a, int rd, int rj) { a.Insn32(0x4c000000u | uint32_t(rj) << 5 | uint32_t(rd)); }
+void Break0(Asm& a) { a.Insn32(0x002a0000u); }
+
+// 8-byte load/store at base+off: ld.d/st.d reach +-2 KiB, ldptr.d/stptr.d
+// (offset in 4-byte units) reach the rest of a frame up to StackBig.
+void LdD(Asm& a, int rd, int base, int64_t off) {
+  if (FitsSigned(off, 12)) {
+    a.Insn32(Ri12(0x28c00000u, rd, base, off));
+  } else {
+    a.Insn32(Ri14(0x26000000u, rd, base, off >> 2));
+  }
+}
+void StD(Asm& a, int rd, int base, int64_t off) {
+  if (FitsSigned(off, 12)) {
+    a.Insn32(Ri12(0x29c00000u, rd, base, off));
+  } else {
+    a.Insn32(Ri14(0x27000000u, rd, base, off >> 2));
+  }
+}
+
+// Any 64-bit value in a fixed four instructions (as amd64's MOVABS has a
+// fixed length): every instruction only refines rd, so the sequence stays
+// valid if interrupted between its instructions, and its length does not
+// depend on the value (addresses differ between the emitter tests and a run).
+void Mov64(Asm& a, int rd, uint64_t v) {
+  Lu12iW(a, rd, static_cast<int64_t>(v >> 12));
+  Ori(a, rd, rd, static_cast<int64_t>(v & 0xfff));
+  Lu32iD(a, rd, static_cast<int64_t>(v >> 32));
+  Lu52iD(a, rd, rd, static_cast<int64_t>(v >> 52));
+}
+
+// A 32-bit signed immediate in as few instructions as it takes, as Go's
+// MOVV $c does: ori for 0..4095, addi.w for -2048..-1, else lu12i.w (which
+// sign-extends bit 31 into the upper half) and ori for the low 12 bits.
+void Mov32(Asm& a, int rd, int32_t v) {
+  if (v >= 0 && v < 4096) {
+    Ori(a, rd, kZero, v);
+  } else if (FitsSigned(v, 12)) {
+    AddiW(a, rd, kZero, v);
+  } else {
+    Lu12iW(a, rd, v >> 12);
+    if (v & 0xfff) Ori(a, rd, rd, v & 0xfff);
+  }
+}
+
+// rd = rj + imm for any 32-bit imm; through REGTMP when it does not fit.
+void AddImm(Asm& a, int rd, int rj, int32_t imm) {
+  if (FitsSigned(imm, 12)) {
+    AddiD(a, rd, rj, imm);
+  } else {
+    Mov32(a, kTmp, imm);
+    AddD(a, rd, rj, kTmp);
+  }
+}
+
+void Branch(Asm& a, uint32_t op, int label) {  // b / bl
+  a.Insn32(op);
+  a.Fix(label, kB26);
+}
+void BranchZ(Asm& a, uint32_t op, int rj, int label) {  // beqz / bnez
+  a.Insn32(op | uint32_t(rj) << 5);
+  a.Fix(label, kB21);
+}
+constexpr uint32_t kOpB = 0x50000000u, kOpBl = 0x54000000u, kOpBeqz = 0x40000000u, kOpBnez = 0x44000000u;
+
+class Loong64Lowerer final : public Lowerer {
+ public:
+  int NumAllocatable() const override { return ir::kPortableRegs; }
+
+  // Every frame keeps 0(SP) for RA, even a leaf's (where it stays unused),
+  // so that slot OFF is at 8+OFF(SP) in every function; frames are
+  // multiples of 16 to keep the C ABI's alignment wherever SP is.
+  int FrameSize(int locals, bool leaf) const override {
+    if (leaf && locals == 0) return 0;
+    return (kLocalsBase + locals + 15) & ~15;
+  }
+
+  void StackCheck(Asm& a, const FuncCtx& ctx) override {
+    LdD(a, kCheck, kG, G_STACKGUARD0);  // MOVV 16(g), R20
+    int cmp = kSP;
+    if (ctx.frame > STACK_SMALL) {
+      // SP-(frame-StackSmall) < stackguard; frames are below StackBig, so
+      // this cannot wrap.
+      int32_t off = -(ctx.frame - STACK_SMALL);
+      if (FitsSigned(off, 12)) {
+        AddiD(a, kCheckSP, kSP, off);
+      } else {
+        Mov32(a, kCheckSP, off);
+        AddD(a, kCheckSP, kSP, kCheckSP);
+      }
+      cmp = kCheckSP;
+    }
+    SltuD(a, kCheck, kCheck, cmp);  // R20 = stackguard < SP (SGTU SP, R20, R20)
+    BranchZ(a, kOpBeqz, kCheck, ctx.tail_label);
+  }
+
+  void FrameSetup(Asm& a, const FuncCtx& ctx) override {
+    if (ctx.frame == 0) return;
+    // One instruction moves SP (a large frame goes through REGTMP first), so
+    // SP is never half-adjusted.
+    AddImm(a, kSP, kSP, -ctx.frame);
+    if (!ctx.leaf) StD(a, kRA, kSP, 0);
+  }
+
+  void Lower(Asm& a, const FuncCtx& ctx, const ir::Insn& i, int target, int aux, const EmitEnv& env) override {
+    using ir::Op;
+    switch (i.op) {
+      case Op::kMovi:
+        Mov64(a, kRegs[i.rd], static_cast<uint64_t>(i.imm));
+        break;
+      case Op::kAddi:
+        AddImm(a, kRegs[i.rd], kRegs[i.rd], static_cast<int32_t>(i.imm));
+        break;
+      case Op::kMuli:
+        Mov32(a, kTmp, static_cast<int32_t>(i.imm));
+        MulD(a, kRegs[i.rd], kRegs[i.rd], kTmp);
+        break;
+      case Op::kAdd:
+        AddD(a, kRegs[i.rd], kRegs[i.rd], kRegs[i.rs]);
+        break;
+      case Op::kMov:
+        Move(a, kRegs[i.rd], kRegs[i.rs]);
+        break;
+      case Op::kLabel:
+        break;
+      case Op::kJmp:
+        Branch(a, kOpB, target);
+        break;
+      case Op::kJnz:
+        BranchZ(a, kOpBnez, kRegs[i.rs], target);
+        break;
+      case Op::kJz:
+        BranchZ(a, kOpBeqz, kRegs[i.rs], target);
+        break;
+      case Op::kCall:
+        Branch(a, kOpBl, target);
+        break;
+      case Op::kRet:
+        if (!ctx.leaf && ctx.frame > 0) LdD(a, kRA, kSP, 0);
+        if (ctx.frame > 0) AddImm(a, kSP, kSP, ctx.frame);
+        Jirl(a, kZero, kRA);
+        break;
+      case Op::kLdGlobal:
+        Mov64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        LdD(a, kRegs[i.rd], kTmp, 0);
+        break;
+      case Op::kStGlobal:
+        Mov64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        StD(a, kRegs[i.rs], kTmp, 0);
+        break;
+      case Op::kLdSlot:
+        LdD(a, kRegs[i.rd], kSP, kLocalsBase + i.imm);
+        break;
+      case Op::kStSlot:
+        StD(a, kRegs[i.rs], kSP, kLocalsBase + i.imm);
+        break;
+      case Op::kFillRegs:
+        for (int r = 0; r < ir::kPortableRegs; r++) Mov64(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
+        break;
+      case Op::kSumRegs:
+        Move(a, kTmp, kRegs[0]);
+        for (int r = 1; r < ir::kPortableRegs; r++) AddD(a, kTmp, kTmp, kRegs[r]);
+        Move(a, kRegs[i.rd], kTmp);
+        break;
+      case Op::kService:
+        if (i.service == ir::Service::kGo) {
+          a.Insn32(Ri20(0x18000000u, R4, 0));  // pcaddi $a0, F
+          a.Fix(aux, kPc20);
+        } else if (ir::ServiceHasImm(i.service)) {
+          Mov64(a, R4, static_cast<uint64_t>(i.imm));
+        }
+        Branch(a, kOpBl, target);
+        break;
+    }
+  }
+
+  void Tail(Asm& a, const FuncCtx& ctx, const EmitEnv& env) override {
+    StD(a, R4, kG, G_ARGSPILL);  // spill the register argument
+    Move(a, kTailRA, kRA);       // f's return address, for morestack
+    Mov64(a, kTmp, env.morestack);
+    Jirl(a, kRA, kTmp);          // morestack; resumed here through g.sched
+    LdD(a, R4, kG, G_ARGSPILL);
+    Branch(a, kOpB, ctx.entry_label);  // and check again
+  }
+
+  void ServiceStub(Asm& a, ir::Service s, const EmitEnv& env) override {
+    StD(a, R4, kG, G_PARAM);
+    Mov64(a, R4, env.service_fn[static_cast<int>(s)]);
+    Mov64(a, kTmp, ir::ServiceParks(s) ? env.mcall : env.systemstack);
+    Jirl(a, kZero, kTmp);  // a tail jump: RA still returns to the call site
+  }
+
+  void GoexitStub(Asm& a, const EmitEnv& env) override {
+    Mov64(a, R4, env.service_fn[static_cast<int>(ir::Service::kGoexit)]);
+    Mov64(a, kTmp, env.mcall);
+    Jirl(a, kRA, kTmp);
+    Break0(a);  // mcall never returns
+  }
+
+  bool Resolve(Asm& a, const Asm::Fixup& f, uint32_t target, std::string* err) override {
+    int64_t rel = static_cast<int64_t>(target) - static_cast<int64_t>(f.at);
+    if (rel % 4 != 0) {
+      *err = "loong64: misaligned branch target";
+      return false;
+    }
+    int64_t offs = rel / 4;
+    uint32_t w = a.Read32(f.at);
+    uint32_t u = static_cast<uint32_t>(offs);
+    switch (f.kind) {
+      case kB26:
+        if (!FitsSigned(offs, 26)) break;
+        a.Write32(f.at, w | (u & 0xffff) << 10 | ((u >> 16) & 0x3ff));
+        return true;
+      case kB21:
+        if (!FitsSigned(offs, 21)) break;
+        a.Write32(f.at, w | (u & 0xffff) << 10 | ((u >> 16) & 0x1f));
+        return true;
+      case kPc20:
+        if (!FitsSigned(offs, 20)) break;
+        a.Write32(f.at, w | (u & 0xfffff) << 5);
+        return true;
+      default:
+        *err = "loong64: unknown fixup kind";
+        return false;
+    }
+    *err = "loong64: branch out of range";
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Lowerer> NewLoong64Lowerer() { return std::make_unique<Loong64Lowerer>(); }
+
 }  // namespace safepoint
