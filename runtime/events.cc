@@ -1,5 +1,7 @@
 #include "runtime/events.h"
 
+#include <time.h>
+
 #include <cstdio>
 
 namespace safepoint {
@@ -36,7 +38,9 @@ void EventLog::Record(Ev kind, int64_t goid, Reason reason, uintptr_t pc, int64_
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  buf_[seq] = Event{seq, kind, source, reason, goid, pc, arg};
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  buf_[seq] = Event{seq, kind, source, reason, goid, pc, arg, static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec};
   ready_[seq].store(true, std::memory_order_release);
 }
 

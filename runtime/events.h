@@ -61,6 +61,7 @@ struct Event {
   int64_t goid;
   uintptr_t pc;  // absolute PC, where one applies
   int64_t arg;
+  int64_t when;  // CLOCK_MONOTONIC ns: for benchmarks only, never for ordering
 };
 
 class EventLog {
