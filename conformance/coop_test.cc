@@ -76,6 +76,14 @@ size_t CountNow(Runtime& rt, Ev kind, Reason reason = Reason::kCount, int64_t go
 
 bool Started(Runtime& rt) { return rt.global(kStarted) == 1; }
 
+// These rules are about the cooperative path alone: the asynchronous one is
+// turned off as GODEBUG=asyncpreemptoff=1 does (it has a suite of its own).
+RuntimeOptions CoopOptions() {
+  RuntimeOptions o = TestOptions();
+  o.godebug = "asyncpreemptoff=1";
+  return o;
+}
+
 // Waits until loop counter g[count] has advanced by n from now.
 bool Advances(Runtime& rt, int count, uint64_t n = 100) {
   uint64_t from = rt.global(count);
@@ -90,7 +98,7 @@ TEST(Coop_9_7_3, StackPreemptSentinel) {
   int local;
   EXPECT_GT(kStackPreempt, reinterpret_cast<uintptr_t>(&local));
   std::atomic<uintptr_t> hi{0};
-  RuntimeOptions opts = TestOptions();
+  RuntimeOptions opts = CoopOptions();
   opts.callbacks.push_back([&](Runtime&, G* gp) { hi = gp->stack.hi; });
   Outcome o = RunScenario("func main.main\n  callback 0\n  ret\nend\n", std::move(opts));
   ASSERT_TRUE(o.ok) << o.error;
@@ -103,7 +111,7 @@ TEST(Coop_9_7_3, StackPreemptSentinel) {
 // fail; morestack reaches newstack, which sees a request and calls
 // gopreempt_m. The preemption happens in the callee's morestack path.
 TEST(Coop_9_7_3, PrologueCheckFailsOnRequest) {
-  Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), TestOptions(), [](Runtime& rt) {
+  Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     EXPECT_TRUE(rt.preemptone(SpinP(rt), Source::kTest));
     EXPECT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kPreemptSync) >= 1; }));
@@ -128,7 +136,7 @@ TEST(Coop_9_7_3, PrologueCheckFailsOnRequest) {
 // a loop over either never reaches newstack, however many requests arrive.
 void ExpectNoSafePoint(const char* body) {
   constexpr int kRequests = 50;
-  Outcome o = RunScenario(SpinProgram(Loop("loop", body, kStop1, kCount1)), TestOptions(), [](Runtime& rt) {
+  Outcome o = RunScenario(SpinProgram(Loop("loop", body, kStop1, kCount1)), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     for (int i = 0; i < kRequests; i++) {
       rt.preemptone(SpinP(rt), Source::kTest);
@@ -147,7 +155,7 @@ TEST(Coop_9_7_3, LoopWithInlinedBodyHasNoSafePoint) { ExpectNoSafePoint(kInlined
 
 // The negative twin: the same loop calling a non-leaf is preempted.
 TEST(Coop_9_7_3, LoopCallingNonLeafIsPreempted) {
-  Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), TestOptions(), [](Runtime& rt) {
+  Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     for (int i = 0; i < 5; i++) {
       size_t before = CountNow(rt, Ev::kPreemptSync);
@@ -179,7 +187,7 @@ void ExpectDeferral(const Region& r) {
                      Loop("loop1", kCallNonleaf, kStop1, kCount1) + "  " + r.leave + "\n" +
                      Loop("loop2", kCallNonleaf, kStop2, kCount2);
   size_t sync_in_region = 99;
-  Outcome o = RunScenario(SpinProgram(body), TestOptions(), [&](Runtime& rt) {
+  Outcome o = RunScenario(SpinProgram(body), CoopOptions(), [&](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     ASSERT_TRUE(rt.preemptone(SpinP(rt), Source::kTest));
     rt.set_global(kGo1, 1);
@@ -261,7 +269,7 @@ TEST(Coop_9_7_3, CanPreemptMConditions) {
 TEST(Coop_9_7_3, GopreemptPutsGOnGlobalRunQueue) {
   std::atomic<bool> seen_in_global{false};
   std::atomic<int> callbacks{0};
-  RuntimeOptions opts = TestOptions();
+  RuntimeOptions opts = CoopOptions();
   opts.callbacks.push_back([&](Runtime& rt, G*) {
     for (int64_t id : rt.GlobalRunq()) seen_in_global = seen_in_global || id == kFirstG;
     callbacks++;
@@ -303,7 +311,7 @@ func main.spin frame=16
 // --- preemptone's skip cases ---------------------------------------------
 
 TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
-  RuntimeOptions opts = TestOptions();
+  RuntimeOptions opts = CoopOptions();
   opts.gomaxprocs = 2;
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
@@ -323,7 +331,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
 
 TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
   std::atomic<int> result{-1};
-  RuntimeOptions opts = TestOptions();
+  RuntimeOptions opts = CoopOptions();
   opts.callbacks.push_back([&](Runtime& rt, G* gp) { result = rt.preemptone(gp->m->p, Source::kTest); });
   Outcome o = RunScenario("func main.main\n  callback 0\n  ret\nend\n", std::move(opts));
   ASSERT_TRUE(o.ok) << o.error;
@@ -333,7 +341,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
 }
 
 TEST(Coop_9_7_6, PreemptoneSkipsAnMOnG0) {
-  RuntimeOptions opts = TestOptions();
+  RuntimeOptions opts = CoopOptions();
   opts.sysmon = false;
   Runtime rt(std::move(opts));
   P p;
@@ -358,7 +366,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAnMOnG0) {
 
 TEST(Coop_9_7_6, PreemptoneSkipsAGoroutineInASyscall) {
   std::string body = "  entersyscall\n" + Loop("loop", kCallNonleaf, kStop1, kCount1) + "  exitsyscall\n";
-  Outcome o = RunScenario(SpinProgram(body), TestOptions(), [](Runtime& rt) {
+  Outcome o = RunScenario(SpinProgram(body), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     ASSERT_TRUE(Advances(rt, kCount1));
     for (int i = 0; i < 10; i++) EXPECT_FALSE(rt.preemptone(SpinP(rt), Source::kTest));
@@ -376,7 +384,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAGoroutineInASyscall) {
 // moved for forcePreemptNS (10 ms), measured on sysmon's (injected) clock.
 TEST(Coop_9_7_6, SysmonRetakesAfter10ms) {
   ManualClock clock;
-  RuntimeOptions opts = TestOptions();
+  RuntimeOptions opts = CoopOptions();
   opts.sysmon = false;  // the test is sysmon, on its own clock
   opts.clock = &clock;
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [&](Runtime& rt) {
@@ -405,6 +413,7 @@ TEST(Coop_9_7_6, SysmonRetakesAfter10ms) {
 // The real sysmon thread, on the real clock, preempts a loop calling a non-leaf.
 TEST(Coop_9_7_6, SysmonThreadPreemptsALongSlice) {
   RuntimeOptions opts;  // sysmon on, real clock
+  opts.godebug = "asyncpreemptoff=1";
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     ASSERT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kPreemptSync) >= 2; }));
@@ -459,7 +468,7 @@ again:
   ret
 end
 )";
-  Outcome o = RunScenario(prog, TestOptions(), [&](Runtime& rt) {
+  Outcome o = RunScenario(prog, CoopOptions(), [&](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     // Requests until three were taken, each waiting for the recursion to
     // make progress first.

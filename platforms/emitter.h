@@ -34,7 +34,10 @@ struct EmitEnv {
 class Asm {
  public:
   // Starts an instruction.
-  void Begin() { insns_.push_back(pos()); }
+  void Begin() {
+    insns_.push_back(pos());
+    insn_op_.push_back(cur_op_);
+  }
   void Byte(uint8_t b) { code_.push_back(b); }
   void Bytes(std::initializer_list<uint8_t> bs) { code_.insert(code_.end(), bs); }
   void U32(uint32_t w) {
@@ -71,6 +74,29 @@ class Asm {
   };
   void Fix(int label, int kind) { fixups_.push_back({insns_.back(), label, kind}); }
 
+  // Regions a Lowerer marks around the instructions it emits: a
+  // compiler-marked unsafe sequence (atomics, write barriers, explicit
+  // REGTMP use), or a restartable sequence (one IR operation expanded
+  // through REGTMP). A region covers whole instructions, from the next one
+  // begun to the last one begun before End.
+  enum RegionKind { kUnsafe, kRestartable };
+  struct Region {
+    RegionKind kind;
+    uint32_t lo, hi;
+  };
+  void BeginRegion(RegionKind k) { open_.push_back({k, pos(), pos()}); }
+  void EndRegion() {
+    Region r = open_.back();
+    open_.pop_back();
+    r.hi = pos();
+    if (r.hi > r.lo) regions_.push_back(r);
+  }
+  const std::vector<Region>& regions() const { return regions_; }
+  // The IR operation (index in its function's body) the next instructions
+  // lower; -1 for prologue, tail and stubs. The driver sets it.
+  void SetOp(int op) { cur_op_ = op; }
+  const std::vector<int32_t>& insn_op() const { return insn_op_; }
+
   std::vector<uint8_t>& code() { return code_; }
   const std::vector<uint32_t>& insns() const { return insns_; }
   const std::vector<Fixup>& fixups() const { return fixups_; }
@@ -80,6 +106,9 @@ class Asm {
   std::vector<uint32_t> insns_;
   std::vector<int64_t> labels_;
   std::vector<Fixup> fixups_;
+  std::vector<Region> open_, regions_;
+  std::vector<int32_t> insn_op_;
+  int32_t cur_op_ = -1;
 };
 
 // What the driver tells a Lowerer about the function being lowered.

@@ -41,6 +41,21 @@ enum Capability : uint32_t {
   kCapLinkRegister = 1u << 1,     // calls leave the return address in a register
 };
 
+// One register asyncPreempt saves, and where. The table drives both the
+// generated assembly (platforms/mkpreempt.cc) and the save-area tests.
+struct SavedReg {
+  enum Kind : uint8_t {
+    kGeneral,  // on the goroutine stack, at `offset` from asyncPreempt's SP
+    kFlags,    // on the goroutine stack, at `offset`
+    kVector,   // in the P's scratch area, at `offset`
+  };
+  std::string_view name;  // as the port's assembler spells it
+  Kind kind;
+  uint32_t offset;
+  uint32_t size;  // bytes
+  bool simd_only = false;  // saved only under the simd setting (amd64 YMM upper halves)
+};
+
 struct PortInfo {
   // Identity.
   std::string_view name;           // "amd64", "arm64", "loong64"
@@ -64,6 +79,20 @@ struct PortInfo {
   std::string_view g_reg;       // holds the current g in generated code
   std::string_view link_reg;    // empty when the return address is on the stack
   std::string_view regtmp_reg;  // the assembler's temporary; empty if none
+
+  // asyncPreempt's layout: every saved register, the frame it allocates on
+  // the goroutine stack (bytes below the SP at which it is entered, the
+  // injected return address or saved link register included), and the
+  // bytes of the P's scratch area it uses (without and with simd).
+  std::vector<SavedReg> saved_regs;
+  uint32_t async_frame = 0;
+  uint32_t xscratch_bytes = 0;
+  uint32_t xscratch_bytes_simd = 0;
+  // Bytes the injected call itself needs below the interrupted SP (pushCall):
+  // 8 on amd64 and loong64, 16 on arm64.
+  uint32_t pushcall_bytes = 0;
+  // Bytes mcall uses on the goroutine stack when asyncPreempt calls it.
+  uint32_t mcall_frame = 0;
 
   // Probe code for the platform checks.
   // counting(n): int f(void) that sets its result register to 0, adds 1 to
@@ -94,6 +123,8 @@ struct CheckSignalContext {
   static_assert(std::is_same_v<decltype(&T::pc), uintptr_t (*)(const ucontext_t*)>, "pc");
   static_assert(std::is_same_v<decltype(&T::sp), uintptr_t (*)(const ucontext_t*)>, "sp");
   static_assert(std::is_same_v<decltype(&T::lr), uintptr_t (*)(const ucontext_t*)>, "lr");
+  // The g register (R14, R28, R22) at the interrupted instruction.
+  static_assert(std::is_same_v<decltype(&T::greg), uintptr_t (*)(const ucontext_t*)>, "greg");
   static_assert(std::is_same_v<decltype(&T::set_pc), void (*)(ucontext_t*, uintptr_t)>, "set_pc");
   static_assert(std::is_same_v<decltype(&T::set_sp), void (*)(ucontext_t*, uintptr_t)>, "set_sp");
   static_assert(std::is_same_v<decltype(&T::set_lr), void (*)(ucontext_t*, uintptr_t)>, "set_lr");

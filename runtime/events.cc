@@ -9,7 +9,9 @@ namespace safepoint {
 const char* EvName(Ev e) {
   static const char* const names[] = {"request", "skip",   "deferred", "preempt-sync", "rearm",
                                       "grow",    "go-start", "go-exit", "resume",      "gosched",
-                                      "park",    "ready",  "retake"};
+                                      "park",    "ready",  "retake", "signal-sent", "signal-coalesced",
+                                      "async-accept", "async-refuse", "sig-no-request", "preempt-async",
+                                      "xreg-alloc", "stw-round", "stw-done", "safepoint-fn", "trap"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::kCount));
   return names[static_cast<int>(e)];
 }
@@ -17,13 +19,15 @@ const char* EvName(Ev e) {
 const char* ReasonName(Reason r) {
   static const char* const names[] = {"",          "m.locks",  "m.mallocing", "m.preemptoff",
                                       "p-not-running", "no-curg", "g-syscall", "no-m",
-                                      "self",      "g0",       "syscall"};
+                                      "self",      "g0",       "syscall", "not-curg", "secret", "stack",
+                                      "not-go",    "asm",      "unsafe-point", "nosplit", "runtime-package",
+                                      "no-request", "asyncpreemptoff"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Reason::kCount));
   return names[static_cast<int>(r)];
 }
 
 const char* SourceName(Source s) {
-  static const char* const names[] = {"", "sysmon", "test", "preemptall", "suspendG"};
+  static const char* const names[] = {"", "sysmon", "test", "preemptall", "suspendG", "armed"};
   return names[static_cast<int>(s)];
 }
 

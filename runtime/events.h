@@ -27,10 +27,21 @@ enum class Ev : uint8_t {
   kPark,           // a goroutine blocked (sleep, wait)
   kReady,          // a blocked goroutine became runnable
   kRetake,         // sysmon saw a P whose tick stayed for forcePreemptNS
+  kSignalSent,     // preemptM sent SIGURG (arg = target M id)
+  kSignalCoalesced,  // preemptM found a signal already pending on that M
+  kAsyncAccept,    // doSigPreempt injected asyncPreempt (pc = interrupted, arg = resume PC)
+  kAsyncRefuse,    // isAsyncSafePoint refused (reason = the first failing rule, pc)
+  kSigNoRequest,   // a SIGURG with nothing to do (reason: none wanted, or asyncpreemptoff)
+  kPreemptAsync,   // asyncPreempt2 on g0 took the goroutine off the CPU (pc = resume PC)
+  kXRegAlloc,      // the G's extended register state was allocated
+  kSTWRound,       // stopTheWorld called preemptall (arg = round)
+  kSTWDone,        // every P stopped (arg = rounds)
+  kSafePointFn,    // forEachP's function ran on a P (arg = P id)
+  kTrap,           // armed delivery: the breakpoint was hit (pc)
   kCount,
 };
 
-enum class Source : uint8_t { kNone, kSysmon, kTest, kPreemptAll, kSuspendG };
+enum class Source : uint8_t { kNone, kSysmon, kTest, kPreemptAll, kSuspendG, kArmed };
 
 enum class Reason : uint8_t {
   kNone,
@@ -46,6 +57,18 @@ enum class Reason : uint8_t {
   kSelf,
   kG0,
   kSyscall,
+  // isAsyncSafePoint's rules, in its order (after canPreemptM's).
+  kNotCurg,      // the interrupted code is not the M's current user goroutine
+  kSecret,       // runtimesecret: the goroutine is in a secret region
+  kStack,        // not enough stack for the injected call
+  kNotGo,        // the PC is not in generated Go code (foreign code, no function)
+  kAsm,          // the function is flagged as assembly
+  kUnsafePoint,  // a compiler-marked unsafe point (prologue, morestack path, atomic, write barrier, REGTMP)
+  kNosplit,      // in a nosplit function, not at a call instruction
+  kRuntimePkg,   // the innermost function is in runtime, internal/runtime or reflect
+  // doSigPreempt without a decision.
+  kNoRequest,    // no preemption wanted
+  kAsyncOff,     // GODEBUG=asyncpreemptoff=1
   kCount,
 };
 

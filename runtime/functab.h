@@ -16,6 +16,7 @@ enum FuncFlag : uint32_t {
   kFuncAsm = 1u << 1,       // written in assembly (the runtime's stubs)
   kFuncNonGo = 1u << 2,     // foreign code
   kFuncNoCheck = 1u << 3,   // no stack-check prologue (nosplit, or a small-frame leaf)
+  kFuncRestartAtEntry = 1u << 4,  // Go's UnsafePointRestartAtEntry over the body
 };
 
 // Half-open range of code offsets.
@@ -35,12 +36,33 @@ struct FuncInfo {
   CodeRange prologue{0, 0};  // the stack check (unsafe)
   CodeRange tail{0, 0};      // the morestack path (unsafe)
   std::vector<uint32_t> call_sites;  // offsets of call instructions
+  std::vector<CodeRange> unsafe;     // compiler-marked unsafe sequences in the body
+  // Restartable sequences: a preemption inside resumes at lo. `mark` is
+  // Go's alternating -3/-4 (UnsafePointRestart1/2), so adjacent sequences
+  // are told apart.
+  struct Restart {
+    uint32_t lo, hi;
+    int mark;
+  };
+  std::vector<Restart> restarts;
+  // The inline tree: [lo, hi) holds code inlined from `name`; `parent` is
+  // the index of the enclosing inlined body, or -1 for the function itself.
+  struct Inline {
+    uint32_t lo, hi;
+    std::string name, package;
+    int parent;
+  };
+  std::vector<Inline> inlines;
   bool has(FuncFlag f) const { return (flags & f) != 0; }
+  // The innermost function at off, taking inlining into account.
+  const std::string& InnermostPackage(uint32_t off) const;
+  const std::string& InnermostName(uint32_t off) const;
 };
 
 struct FuncTable {
   std::vector<FuncInfo> funcs;          // ascending by entry
   std::vector<uint32_t> insns;          // every instruction boundary, ascending
+  std::vector<int32_t> insn_op;         // per instruction: IR op index in its function, or -1
   const FuncInfo* Find(uint32_t off) const;   // the function containing off
   const FuncInfo* Find(const std::string& name) const;
   bool IsBoundary(uint32_t off) const;

@@ -32,6 +32,8 @@ constexpr ServiceInfo kServices[] = {
     {Service::kEntersyscall, "entersyscall", "runtime.entersyscall", false, false},
     {Service::kExitsyscall, "exitsyscall", "runtime.exitsyscall", false, false},
     {Service::kCallback, "callback", "runtime.testCallback", true, false},
+    {Service::kSecretBegin, "secret_begin", "runtime/secret.begin", false, false},
+    {Service::kSecretEnd, "secret_end", "runtime/secret.end", false, false},
     {Service::kGoexit, "goexit", "runtime.goexit", false, false},
 };
 static_assert(sizeof(kServices) / sizeof(kServices[0]) == static_cast<size_t>(Service::kCount));
@@ -153,13 +155,19 @@ bool ParseProgram(const std::string& text, Program* out, std::string* err) {
         int64_t v;
         if (w[i] == "nosplit") {
           cur->nosplit = true;
+        } else if (w[i] == "asm") {
+          cur->is_asm = true;
+        } else if (w[i] == "nongo") {
+          cur->nongo = true;
+        } else if (w[i] == "restartatentry") {
+          cur->restart_at_entry = true;
         } else if (w[i].compare(0, 6, "frame=") == 0 && ParseInt(w[i].substr(6), &v)) {
           if (v < 0 || v > kMaxFrame || v % 8 != 0)
             return fail("frame=" + w[i].substr(6) + ": must be a multiple of 8 in [0, " +
                         std::to_string(kMaxFrame) + "]");
           cur->frame = static_cast<int>(v);
         } else {
-          return fail("unknown function attribute '" + w[i] + "' (nosplit, frame=N)");
+          return fail("unknown function attribute '" + w[i] + "' (nosplit, asm, nongo, restartatentry, frame=N)");
         }
       }
       continue;
@@ -231,6 +239,44 @@ bool ParseProgram(const std::string& text, Program* out, std::string* err) {
       if (!nargs(1)) return fail("sumregs needs a register");
       ins.op = Op::kSumRegs;
       if (!reg(1, &ins.rd)) return false;
+    } else if (op == "atomic_add" || op == "wb_store") {
+      if (!nargs(2)) return fail(op + " needs a global g[N] and a register");
+      ins.op = op == "atomic_add" ? Op::kAtomicAdd : Op::kWbStore;
+      if (!ParseGlobal(w[1], &ins.imm))
+        return fail("'" + w[1] + "' is not a global g[0.." + std::to_string(kGlobals - 1) + "]");
+      if (!reg(2, &ins.rs)) return false;
+    } else if (op == "usetmp") {
+      if (!nargs(1)) return fail("usetmp needs a register");
+      ins.op = Op::kUseTmp;
+      if (!reg(1, &ins.rd)) return false;
+    } else if (op == "inline") {
+      if (!nargs(1) || !ValidName(w[1])) return fail("inline needs a package-qualified function name");
+      ins.op = Op::kInlineBegin;
+      ins.target = w[1];
+    } else if (op == "endinline") {
+      if (!nargs(0)) return fail("endinline takes no operands");
+      ins.op = Op::kInlineEnd;
+    } else if (op == "dumpregs") {
+      if (!nargs(1) || !imm(1, &ins.imm)) return fail("dumpregs needs a first global index");
+      ins.op = Op::kDumpRegs;
+      if (ins.imm < 0 || ins.imm + kPortableRegs > kGlobals)
+        return fail("dumpregs " + std::to_string(ins.imm) + ": g[N..N+11] must be globals");
+    } else if (op == "vfill") {
+      if (!nargs(1) || !imm(1, &ins.imm)) return fail("vfill needs a seed");
+      ins.op = Op::kVFill;
+    } else if (op == "vdump") {
+      if (!nargs(1) || !imm(1, &ins.imm)) return fail("vdump needs an area number");
+      ins.op = Op::kVDump;
+      if (ins.imm < 0 || ins.imm >= kVDumpAreas)
+        return fail("vdump " + std::to_string(ins.imm) + ": areas are 0.." + std::to_string(kVDumpAreas - 1));
+    } else if (op == "setflags") {
+      if (!nargs(1) || !imm(1, &ins.imm)) return fail("setflags needs an integer");
+      ins.op = Op::kSetFlags;
+    } else if (op == "flagsdump") {
+      if (!nargs(1)) return fail("flagsdump needs a global g[N]");
+      ins.op = Op::kFlagsDump;
+      if (!ParseGlobal(w[1], &ins.imm))
+        return fail("'" + w[1] + "' is not a global g[0.." + std::to_string(kGlobals - 1) + "]");
     } else if (const ServiceInfo* s = FindService(op)) {
       ins.op = Op::kService;
       ins.service = s->s;
@@ -274,6 +320,14 @@ bool Validate(const Program& p, std::string* err) {
       return fail(f.line, f.name + ": must end with ret or jmp");
   }
   for (const Function& f : p.funcs) {
+    int depth = 0;
+    for (const Insn& i : f.body) {
+      if (i.op == Op::kInlineBegin) depth++;
+      if (i.op == Op::kInlineEnd && --depth < 0) return fail(i.line, "endinline without inline in " + f.name);
+      if (depth > 0 && (i.op == Op::kLabel || i.op == Op::kRet))
+        return fail(i.line, "labels and ret are not allowed inside an inlined body");
+    }
+    if (depth != 0) return fail(f.line, f.name + ": inline without endinline");
     std::map<std::string, int> labels;
     for (const Insn& i : f.body)
       if (i.op == Op::kLabel && !labels.emplace(i.target, i.line).second)

@@ -4,7 +4,8 @@
 //
 // Text form (ParseProgram), one statement a line, '#' starts a comment:
 //
-//   func main.nonleaf frame=16        # flags: nosplit, frame=N (bytes)
+//   func main.nonleaf frame=16        # attributes: nosplit, frame=N (bytes),
+//                                     # asm, nongo, restartatentry
 //     call main.leaf
 //     addi r0, 1
 //     ret
@@ -29,10 +30,19 @@
 //   ldslot rD, OFF / stslot OFF, rS      8-byte frame slots, 0 <= OFF < frame
 //   fillregs SEED       every allocatable register of the port = SEED+index
 //   sumregs rD          rD = the sum of every allocatable register
+//   atomic_add g[N], rS   an atomic read-modify-write (a compiler-marked unsafe point)
+//   wb_store g[N], rS     a write-barrier-like sequence: flag test, then store (unsafe)
+//   usetmp rD             rD += 1 through REGTMP explicitly (unsafe where REGTMP exists)
+//   inline NAME ... endinline   code inlined from function NAME (the inline tree)
+//   dumpregs N            g[N+i] = ri for every portable register (observable state)
+//   vfill SEED            every vector register = a pattern derived from SEED
+//   vdump N               every vector register -> vector dump area N
+//   setflags IMM / flagsdump g[N]   load / observe the condition flags
 //   Runtime services, each a call to an emitted stub that switches to g0:
 //   gosched | sleep NS | go F | handshake N | wait N | acquirem | releasem
 //   mallocing_begin | mallocing_end | preemptoff_begin | preemptoff_end
 //   entersyscall | exitsyscall | callback N (a test hook run on g0)
+//   secret_begin | secret_end (a runtime/secret region)
 #ifndef SAFEPOINT_RUNTIME_IR_H_
 #define SAFEPOINT_RUNTIME_IR_H_
 
@@ -62,6 +72,8 @@ enum class Service : uint8_t {
   kEntersyscall,
   kExitsyscall,
   kCallback,  // callback N: a test hook run on g0 (systemstack)
+  kSecretBegin,
+  kSecretEnd,
   kGoexit,  // not written in programs: where a goroutine's top function returns
   kCount,
 };
@@ -83,7 +95,12 @@ enum class Op : uint8_t {
   kLdGlobal, kStGlobal, kLdSlot, kStSlot,
   kFillRegs, kSumRegs,
   kService,
+  kAtomicAdd, kWbStore, kUseTmp,
+  kInlineBegin, kInlineEnd,
+  kDumpRegs, kVFill, kVDump, kSetFlags, kFlagsDump,
 };
+
+constexpr int kVDumpAreas = 4;
 
 struct Insn {
   Op op;
@@ -100,6 +117,9 @@ struct Function {
   std::string package;  // "main"; "internal/runtime/atomic" for internal/runtime/atomic.Load
   int frame = 0;        // bytes of locals (multiple of 8)
   bool nosplit = false; // //go:nosplit: no stack check, unsafe everywhere but at calls
+  bool is_asm = false;  // an assembly function: never an asynchronous safe point
+  bool nongo = false;   // foreign (non-Go) code
+  bool restart_at_entry = false;  // a preemption anywhere resumes at the entry
   std::vector<Insn> body;
   int line = 0;
 

@@ -34,6 +34,11 @@
 #define M_MOREBUF_PC 16
 #define M_MOREBUF_SP 24
 #define M_MOREBUF_LR 32
+#define M_P 40
+
+/* struct P: the vector scratch area asyncPreempt writes comes first. */
+#define P_XSCRATCH 0
+#define P_XSCRATCH_BYTES 2048
 
 /* StackGuard: stackguard0 = stack.lo + STACK_GUARD normally. */
 #define STACK_GUARD 928

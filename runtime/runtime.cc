@@ -9,6 +9,7 @@
 // (entersyscall/exitsyscall) around emitted code and never block the M.
 #include "runtime/runtime.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -158,6 +159,7 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   if (!code_) return false;
   table_ = std::move(out.table);
   goexit_off_ = out.goexit;
+  InitAsync();
   handshakes_.assign(ir::kGlobals, false);
   waiters_.assign(ir::kGlobals, {});
   return true;
@@ -273,6 +275,8 @@ G* Runtime::findRunnable(M* m) {
   P* pp = m->p;
   for (;;) {
     if (main_done_.load() || stopping_.load()) return nullptr;
+    SchedSafePoints(m);
+    if (main_done_.load() || stopping_.load()) return nullptr;
     CheckTimers();
     // Every 61st tick the global queue goes first, so it cannot starve.
     if (pp->schedtick.load() % 61 == 0 && !globrunq_.empty()) {
@@ -291,6 +295,7 @@ G* Runtime::findRunnable(M* m) {
       return gp;
     }
     // Idle: release the P while sleeping, as an idle M does in Go.
+    if (gcwaiting_.load()) continue;  // stop for the world instead
     pp->status.store(_Pidle);
     pp->m.store(nullptr);
     int64_t next = -1;
@@ -306,7 +311,7 @@ G* Runtime::findRunnable(M* m) {
     }
     lk.release();
     pp->m.store(m);
-    pp->status.store(_Prunning);
+    if (pp->status.load() == _Pidle) pp->status.store(_Prunning);
   }
 }
 
@@ -316,8 +321,16 @@ void Runtime::execute(M* m, G* gp) {
   m->curg.store(gp);
   gp->atomicstatus.store(_Grunning);
   gp->preempt.store(false);
+  pp->preempt.store(false);
   gp->stackguard0.store(gp->stack.lo + kStackGuard);
   pp->schedtick.fetch_add(1);
+  if (gp->xstate_live) {
+    // xRegRestore: the G's extended state into this P's scratch area, where
+    // asyncPreempt reloads it from.
+    memcpy(pp->xscratch, gp->xstate.get(), xstate_bytes_);
+    gp->xstate_live = false;
+    gp->asyncSafePoint = false;
+  }
   events_.Record(Ev::kResume, gp->goid, Reason::kNone, gp->sched.pc, pp->id);
   mu_.unlock();
   sp_gogo(&gp->sched);
@@ -400,6 +413,12 @@ void Runtime::Service(ir::Service s, G* gp) {
         events_.Record(Ev::kRearm, gp->goid);
       }
       break;
+    case ir::Service::kSecretBegin:
+      gp->secret++;
+      break;
+    case ir::Service::kSecretEnd:
+      gp->secret--;
+      break;
     case ir::Service::kCallback: {
       size_t n = static_cast<size_t>(gp->param);
       if (n >= opts_.callbacks.size() || !opts_.callbacks[n]) Throw("callback: no such test hook");
@@ -463,6 +482,7 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
 
 void Runtime::mstart1(M* m) {
   tls_m = m;
+  SignalSetupM(m);
   m->tid = static_cast<pid_t>(syscall(SYS_gettid));
   // g0.sched.sp: where mcall and systemstack start C++ on this M. Below this
   // frame, so that schedule() can leave through exit_jmp.
@@ -479,6 +499,9 @@ void Runtime::mstart1(M* m) {
   m->p->status.store(_Pidle);
   m->p->m.store(nullptr);
   mu_.unlock();
+  stack_t off = {};
+  off.ss_flags = SS_DISABLE;
+  sigaltstack(&off, nullptr);
   tls_m = nullptr;
 }
 

@@ -99,6 +99,11 @@ struct G {
   bool is_main = false;
   void* stack_mapping = nullptr;        // the mmap'd region behind `stack`
   size_t stack_mapped = 0;
+  int secret = 0;                       // runtime/secret nesting depth
+  // Extended register state (vectors, FP control), allocated on demand by
+  // xRegSave when the G is first preempted asynchronously, then reused.
+  std::unique_ptr<uint8_t[]> xstate;
+  bool xstate_live = false;             // holds registers execute() must put back
 };
 static_assert(offsetof(G, stack) == G_STACK_LO && offsetof(G, stackguard0) == G_STACKGUARD0 &&
               offsetof(G, stackguard1) == G_STACKGUARD1 && offsetof(G, sched) == G_SCHED &&
@@ -128,12 +133,17 @@ struct M {
   Runtime* rt = nullptr;
   void* g0_mapping = nullptr;
   size_t g0_mapped = 0;
+  std::unique_ptr<char[]> sigstack;     // this M's sigaltstack
   G g0_storage;
 };
 static_assert(offsetof(M, g0) == M_G0 && offsetof(M, curg) == M_CURG && offsetof(M, morebuf_pc) == M_MOREBUF_PC &&
-              offsetof(M, morebuf_sp) == M_MOREBUF_SP && offsetof(M, morebuf_lr) == M_MOREBUF_LR);
+              offsetof(M, morebuf_sp) == M_MOREBUF_SP && offsetof(M, morebuf_lr) == M_MOREBUF_LR &&
+              offsetof(M, p) == M_P);
 
 struct P {
+  // asyncPreempt writes the vector and other extended registers here;
+  // asyncPreempt2 moves them, on g0, into the G's extended state.
+  alignas(64) uint8_t xscratch[P_XSCRATCH_BYTES] = {};
   int id = 0;
   std::atomic<uint32_t> status{_Pidle};
   std::atomic<M*> m{nullptr};
@@ -147,6 +157,8 @@ struct P {
 };
 
 // GODEBUG settings the runtime understands.
+static_assert(offsetof(P, xscratch) == P_XSCRATCH);
+
 struct Debug {
   int asyncpreemptoff = 0;
 };
@@ -183,6 +195,12 @@ struct RuntimeOptions {
   bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
   size_t initial_stack = kStackMin;
   bool omit_stack_check = false;  // mutation: emit no prologue checks (see EmitEnv)
+  bool runtimesecret = false;     // GOEXPERIMENT=runtimesecret: refuse inside secret regions
+  bool simd = false;              // GOEXPERIMENT=simd: save the wide vector state (amd64 YMM)
+  // Mutations of asynchronous preemption, to show the suite can fail:
+  // skip one refusal rule (a Reason), or do not rewind restarts.
+  Reason mutate_skip_rule = Reason::kNone;
+  bool mutate_no_restart = false;
   // Test hooks: `callback N` in a program runs callbacks[N] on g0 (systemstack).
   std::vector<std::function<void(Runtime&, G*)>> callbacks;
 };
@@ -222,6 +240,44 @@ class Runtime {
   void preemptall(Source src);
   // sysmon's retake at time `now` (sysmon's clock).
   void retake(int64_t now);
+
+  // Asynchronous preemption (runtime/signal.cc). preemptM sends SIGURG to
+  // mp's thread unless one is already pending there.
+  void preemptM(M* mp);
+  // The decision of isAsyncSafePoint for goroutine gp interrupted at pc/sp.
+  struct AsyncDecision {
+    bool ok;
+    uintptr_t resume;  // where the goroutine continues (pc, a restart start, the entry)
+    Reason reason;     // the first failing rule when !ok
+  };
+  AsyncDecision isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval);
+  bool async_supported() const { return async_supported_; }
+  size_t asyncPreemptStack() const { return async_preempt_stack_; }
+  // Called by the SIGURG handler.
+  void doSigPreempt(M* m, void* ucontext);
+  // Called on g0 by asyncPreempt through mcall.
+  [[noreturn]] void asyncPreempt2(G* gp);
+
+  // Stop-the-world (9.7.6): preemptall, again every 100 us, until every P
+  // has stopped. Returns the number of preemptall rounds. Call from a thread
+  // that is not an M. startTheWorld lets the Ps run again.
+  int stopTheWorldWithSema();
+  void startTheWorld();
+  // forEachP: run fn on every P at its next safe point (preempting the
+  // running ones); returns when each P has run it.
+  void forEachP(const std::function<void(P*)>& fn);
+
+  // Armed delivery (DESIGN.md section 4): write a breakpoint over the
+  // instruction at code offset `off`. When it traps, the handler restores
+  // it, raises a preemption request as preemptone would, and sends SIGURG
+  // through preemptM, so the real handler sees exactly that PC. Refused
+  // (false, *err) for an offset that is not an instruction boundary of a
+  // generated function. Only while no M runs the code (before Run, or from
+  // a callback with GOMAXPROCS=1).
+  bool Arm(uint32_t off, std::string* err);
+  bool armed() const { return armed_off_ >= 0; }
+  // Called by the SIGTRAP handler; false if the trap is not ours.
+  bool OnTrap(M* m, void* ucontext);
 
   // Called on g0 (from assembly and the service stubs). Public for the
   // extern "C" trampolines only.
@@ -287,6 +343,26 @@ class Runtime {
   pthread_t sysmon_thread_{};
   std::atomic<bool> sysmon_stop_{false};
   std::string run_error_;
+
+  // Asynchronous preemption state.
+  bool async_supported_ = false;
+  size_t async_preempt_stack_ = 0;
+  uintptr_t async_preempt_entry_ = 0;
+  size_t xstate_bytes_ = 0;
+  // Stop-the-world and forEachP.
+  std::atomic<bool> gcwaiting_{false};
+  std::atomic<int> stopped_ps_{0};
+  std::condition_variable stw_cv_;
+  std::function<void(P*)> safe_point_fn_;
+  std::vector<bool> safe_point_pending_;
+  std::atomic<int> safe_point_left_{0};
+  // Armed delivery.
+  int64_t armed_off_ = -1;
+  uint8_t armed_saved_[16] = {};
+  size_t armed_len_ = 0;
+  void InitAsync();
+  void SignalSetupM(M* m);
+  void SchedSafePoints(M* m);  // in schedule(), mu_ held: STW and forEachP
 };
 
 }  // namespace safepoint

@@ -18,6 +18,7 @@ struct Amd64Context {
   static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.gregs[REG_RSP]; }
   // No link register: the return address is on the stack.
   static uintptr_t lr(const ucontext_t*) { return 0; }
+  static uintptr_t greg(const ucontext_t* uc) { return uc->uc_mcontext.gregs[REG_R14]; }
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RIP] = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RSP] = v; }
   static void set_lr(ucontext_t*, uintptr_t) { __builtin_trap(); }

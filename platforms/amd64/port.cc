@@ -32,6 +32,28 @@ ProbeCode PushCallPair() {
   return c;
 }
 
+// asyncPreempt's frame, from the SP it leaves (offsets upward): the general
+// registers, RFLAGS, RBP, then the resume PC pushCall pushed. 128 bytes are
+// allocated with LEAQ (which leaves the flags alone) before anything is
+// saved. Vector registers go to the P's scratch area: X0-X15, or Y0-Y15
+// under the simd setting.
+std::vector<SavedReg> Amd64SavedRegs() {
+  static const char* const gprs[] = {"rax", "rcx", "rdx", "rbx", "rsi", "rdi", "r8",
+                                     "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+  static const char* const xmm[] = {"xmm0", "xmm1", "xmm2",  "xmm3",  "xmm4",  "xmm5",  "xmm6",  "xmm7",
+                                    "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"};
+  static const char* const ymm[] = {"ymm0", "ymm1", "ymm2",  "ymm3",  "ymm4",  "ymm5",  "ymm6",  "ymm7",
+                                    "ymm8", "ymm9", "ymm10", "ymm11", "ymm12", "ymm13", "ymm14", "ymm15"};
+  std::vector<SavedReg> v;
+  uint32_t off = 0;
+  for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
+  v.push_back({"rflags", SavedReg::kFlags, 112, 8});
+  v.push_back({"rbp", SavedReg::kGeneral, 120, 8});
+  for (int i = 0; i < 16; i++) v.push_back({xmm[i], SavedReg::kVector, 16u * i, 16});
+  for (int i = 0; i < 16; i++) v.push_back({ymm[i], SavedReg::kVector, 32u * i, 32, true});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kAmd64Port = {
@@ -49,6 +71,12 @@ const PortInfo kAmd64Port = {
     .g_reg = "R14",
     .link_reg = "",
     .regtmp_reg = "",
+    .saved_regs = Amd64SavedRegs(),
+    .async_frame = 136,
+    .xscratch_bytes = 256,
+    .xscratch_bytes_simd = 512,
+    .pushcall_bytes = 8,
+    .mcall_frame = 8,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
 };

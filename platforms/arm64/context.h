@@ -19,6 +19,7 @@ struct Arm64Context {
   static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.pc; }
   static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.sp; }
   static uintptr_t lr(const ucontext_t* uc) { return uc->uc_mcontext.regs[30]; }
+  static uintptr_t greg(const ucontext_t* uc) { return uc->uc_mcontext.regs[28]; }
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.pc = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.sp = v; }
   static void set_lr(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.regs[30] = v; }

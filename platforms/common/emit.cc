@@ -24,6 +24,9 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     FuncCtx ctx{&f, low.FrameSize(f.frame, leaf), f.NeedsStackCheck() && !env.omit_stack_check, a.NewLabel(), entry_of[f.name], leaf};
     info.frame = ctx.frame;
     if (f.nosplit) info.flags |= kFuncNosplit;
+    if (f.is_asm) info.flags |= kFuncAsm;
+    if (f.nongo) info.flags |= kFuncNonGo;
+    if (f.restart_at_entry) info.flags |= kFuncRestartAtEntry;
     if (!ctx.check) info.flags |= kFuncNoCheck;
 
     a.Bind(ctx.entry_label);
@@ -38,11 +41,24 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     std::map<std::string, int> labels;
     for (const ir::Insn& i : f.body)
       if (i.op == ir::Op::kLabel) labels[i.target] = a.NewLabel();
-    for (const ir::Insn& i : f.body) {
+    size_t regions_before = a.regions().size();
+    std::vector<size_t> inline_stack;
+    for (size_t idx = 0; idx < f.body.size(); idx++) {
+      const ir::Insn& i = f.body[idx];
+      a.SetOp(static_cast<int>(idx));
       int target = -1, aux = -1;
       switch (i.op) {
         case ir::Op::kLabel:
           a.Bind(labels[i.target]);
+          continue;
+        case ir::Op::kInlineBegin:
+          info.inlines.push_back({a.pos(), a.pos(), i.target, ir::PackageOf(i.target),
+                                  inline_stack.empty() ? -1 : static_cast<int>(inline_stack.back())});
+          inline_stack.push_back(info.inlines.size() - 1);
+          continue;
+        case ir::Op::kInlineEnd:
+          info.inlines[inline_stack.back()].hi = a.pos();
+          inline_stack.pop_back();
           continue;
         case ir::Op::kJmp:
         case ir::Op::kJnz:
@@ -64,6 +80,17 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
       if (i.op == ir::Op::kCall || i.op == ir::Op::kService) {
         // The call instruction is the last one the lowering emitted.
         if (a.insns().size() > before) info.call_sites.push_back(a.insns().back());
+      }
+    }
+    a.SetOp(-1);
+    int mark = -3;
+    for (size_t r = regions_before; r < a.regions().size(); r++) {
+      const Asm::Region& reg = a.regions()[r];
+      if (reg.kind == Asm::kUnsafe) {
+        info.unsafe.push_back({reg.lo, reg.hi});
+      } else {
+        info.restarts.push_back({reg.lo, reg.hi, mark});
+        mark = mark == -3 ? -4 : -3;
       }
     }
     if (ctx.check) {
@@ -105,6 +132,7 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     if (!low.Resolve(a, f, static_cast<uint32_t>(target), err)) return false;
   }
   table.insns = a.insns();
+  table.insn_op = a.insn_op();
   out->code = std::move(a.code());
   out->table = std::move(table);
   return true;

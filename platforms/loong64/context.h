@@ -19,6 +19,7 @@ struct Loong64Context {
   static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.__pc; }
   static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[3]; }
   static uintptr_t lr(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[1]; }
+  static uintptr_t greg(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[22]; }
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__pc = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[3] = v; }
   static void set_lr(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[1] = v; }

@@ -1,0 +1,283 @@
+// Asynchronous preemption (chapter 9.7.5): the preemption signal, the
+// safe-point rules, the injected call, and armed delivery.
+//
+// The path, as in Go:
+//   1. preemptM sends SIGURG to the target M's thread with tgkill, and only
+//      after changing signalPending from 0 to 1, so at most one is pending.
+//   2. The SIGURG handler (on the M's sigaltstack) calls doSigPreempt: if
+//      the goroutine still wants preemption and isAsyncSafePoint accepts the
+//      interrupted PC, the context is rewritten with pushCall so the thread
+//      appears to have called asyncPreempt from the resume PC. preemptGen
+//      is incremented and signalPending cleared in every case.
+//   3. asyncPreempt (generated per port from its register table by
+//      platforms/mkpreempt.cc) saves the general registers and flags on the
+//      goroutine stack and the vector registers in the P's scratch area,
+//      then calls mcall(asyncPreempt2).
+//   4. asyncPreempt2, on g0, marks the asynchronous safe point, moves the
+//      scratch area into the G's extended state (xRegSave, allocated on
+//      demand) and calls gopreempt_m. execute() puts the state back in the
+//      new P's scratch area (xRegRestore) before resuming, and asyncPreempt
+//      restores everything and returns to the resume PC.
+//
+// Why not preempt inside the handler: every preempted goroutine would pin
+// an M, and the scheduler cannot run in a signal handler.
+//
+// Invariants: the handler is async-signal-safe (no locks, no allocation;
+// events are lock-free); C++ never trusts the g register, only compares it
+// with m->curg; every decision is recorded with its rule.
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "platforms/asm.h"
+#include "platforms/native.h"
+#include "runtime/code_page.h"
+#include "runtime/runtime.h"
+
+extern "C" {
+void sp_asyncPreempt();
+void sp_asyncPreempt_simd();
+[[noreturn]] void sp_asyncpreempt2_g0(safepoint::G* gp);
+}
+
+namespace safepoint {
+
+using Ctx = NativeContext;
+
+namespace {
+
+void OnSigurg(int, siginfo_t*, void* uc) {
+  int saved = errno;
+  M* m = Runtime::CurrentM();
+  if (m != nullptr) m->rt->doSigPreempt(m, uc);
+  errno = saved;
+}
+
+void OnSigtrap(int sig, siginfo_t*, void* uc) {
+  int saved = errno;
+  M* m = Runtime::CurrentM();
+  if (m != nullptr && m->rt->OnTrap(m, uc)) {
+    errno = saved;
+    return;
+  }
+  // Not an armed instruction: let the trap kill the process as it would.
+  signal(sig, SIG_DFL);
+  errno = saved;
+}
+
+void InstallHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa = {};
+    sa.sa_sigaction = OnSigurg;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGURG, &sa, nullptr);
+    // SIGURG stays pending while the trap handler runs, and arrives after
+    // sigreturn with the PC at the restored instruction.
+    sa.sa_sigaction = OnSigtrap;
+    sigaddset(&sa.sa_mask, SIGURG);
+    sigaction(SIGTRAP, &sa, nullptr);
+  });
+}
+
+bool IsRuntimePackage(const std::string& pkg) {
+  auto under = [&](const char* root) {
+    size_t n = strlen(root);
+    return pkg == root || (pkg.size() > n && pkg.compare(0, n, root) == 0 && pkg[n] == '/');
+  };
+  return under("runtime") || under("internal/runtime") || pkg == "reflect";
+}
+
+}  // namespace
+
+extern "C" void sp_asyncpreempt2_g0(G* gp) { gp->m->rt->asyncPreempt2(gp); }
+
+void Runtime::InitAsync() {
+  const PortInfo& port = NativePort();
+  // A port without an asyncPreempt layout table has no asyncPreempt to inject.
+  async_supported_ = port.has(kCapAsyncPreemption) && !port.saved_regs.empty();
+  bool simd = opts_.simd && port.xscratch_bytes_simd > port.xscratch_bytes;
+  if (simd && port.name == "amd64" && !__builtin_cpu_supports("avx")) simd = false;
+  async_preempt_entry_ = reinterpret_cast<uintptr_t>(simd ? &sp_asyncPreempt_simd : &sp_asyncPreempt);
+  xstate_bytes_ = simd ? port.xscratch_bytes_simd : port.xscratch_bytes;
+  // asyncPreemptStack: asyncPreempt's frame, what its call into mcall puts
+  // on the goroutine stack, and 8 words of slack, as Go computes it.
+  async_preempt_stack_ = port.async_frame + port.mcall_frame + 8 * 8;
+  constexpr size_t kStackNosplit = 800;
+  if (async_preempt_stack_ > kStackNosplit) Throw("asyncPreemptStack exceeds the nosplit limit");
+  InstallHandlers();
+}
+
+void Runtime::SignalSetupM(M* m) {
+  constexpr size_t kSize = 64 * 1024;
+  m->sigstack.reset(new char[kSize]);
+  stack_t ss = {};
+  ss.ss_sp = m->sigstack.get();
+  ss.ss_size = kSize;
+  sigaltstack(&ss, nullptr);
+}
+
+void Runtime::preemptM(M* mp) {
+  if (!async_supported_) return;
+  uint32_t expect = 0;
+  if (!mp->signalPending.compare_exchange_strong(expect, 1)) {
+    events_.Record(Ev::kSignalCoalesced, 0, Reason::kNone, 0, mp->id);
+    return;
+  }
+  if (mp->tid == 0) {  // not started yet
+    mp->signalPending.store(0);
+    return;
+  }
+  events_.Record(Ev::kSignalSent, 0, Reason::kNone, 0, mp->id);
+  syscall(SYS_tgkill, getpid(), mp->tid, SIGURG);
+}
+
+Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval) {
+  auto refuse = [&](Reason r) { return AsyncDecision{false, 0, r}; };
+  auto applies = [&](Reason r) { return opts_.mutate_skip_rule != r; };
+  M* m = gp->m;
+  // 1. Not the M's current user goroutine: the M is in the scheduler, on
+  // g0 or in the signal path (the PC is outside generated code), or the g
+  // register is not curg.
+  if (applies(Reason::kNotCurg) &&
+      (m == nullptr || m->curg.load() != gp || !code_->contains(pc) || gval != reinterpret_cast<uintptr_t>(gp) ||
+       sp > gp->stack.hi))
+    return refuse(Reason::kNotCurg);
+  // 2. No P, or canPreemptM fails.
+  if (m != nullptr) {
+    Reason why = canPreemptM(m);
+    if (why != Reason::kNone && applies(why)) return refuse(why);
+  }
+  // 3. runtimesecret: a secret computation must not be saved or scanned.
+  if (opts_.runtimesecret && gp->secret > 0 && applies(Reason::kSecret)) return refuse(Reason::kSecret);
+  // 4. Room for the injected call.
+  if (applies(Reason::kStack) && (sp < gp->stack.lo || sp - gp->stack.lo < async_preempt_stack_))
+    return refuse(Reason::kStack);
+  // 5. Generated Go code, not assembly.
+  const FuncInfo* f = FuncAt(pc);
+  if ((f == nullptr || f->has(kFuncNonGo)) && applies(Reason::kNotGo)) return refuse(Reason::kNotGo);
+  if (f == nullptr) return refuse(Reason::kNotGo);
+  uint32_t off = static_cast<uint32_t>(pc - code_->base());
+  if (f->has(kFuncAsm) && applies(Reason::kAsm)) return refuse(Reason::kAsm);
+  // 6. Compiler-marked unsafe points; nosplit functions except at calls.
+  if (applies(Reason::kUnsafePoint)) {
+    bool unsafe = f->prologue.contains(off) || f->tail.contains(off);
+    for (const CodeRange& r : f->unsafe) unsafe = unsafe || r.contains(off);
+    if (unsafe) return refuse(Reason::kUnsafePoint);
+  }
+  if (f->has(kFuncNosplit) && applies(Reason::kNosplit)) {
+    bool at_call = false;
+    for (uint32_t c : f->call_sites) at_call = at_call || c == off;
+    if (!at_call) return refuse(Reason::kNosplit);
+  }
+  // 7. The innermost function, through the inline tree.
+  if (IsRuntimePackage(f->InnermostPackage(off)) && applies(Reason::kRuntimePkg)) return refuse(Reason::kRuntimePkg);
+  // 8. Accepted: in place, at a restart start, or at the entry.
+  for (const FuncInfo::Restart& r : f->restarts) {
+    if (off < r.lo || off >= r.hi) continue;
+    uintptr_t start = code_->base() + r.lo;
+    if (start == 0 || start > pc || pc - start > 20) Throw("bad restart PC");
+    return AsyncDecision{true, opts_.mutate_no_restart ? pc : start, Reason::kNone};
+  }
+  if (f->has(kFuncRestartAtEntry)) return AsyncDecision{true, code_->base() + f->entry, Reason::kNone};
+  return AsyncDecision{true, pc, Reason::kNone};
+}
+
+void Runtime::doSigPreempt(M* m, void* ucontext) {
+  auto* uc = static_cast<ucontext_t*>(ucontext);
+  G* gp = m->curg.load();
+  uintptr_t pc = Ctx::pc(uc);
+  bool want = gp != nullptr && !debug_.asyncpreemptoff &&
+              (gp->preempt.load() || (m->p != nullptr && m->p->preempt.load())) &&
+              (gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Grunning;
+  if (want) {
+    AsyncDecision d = isAsyncSafePoint(gp, pc, Ctx::sp(uc), Ctx::greg(uc));
+    if (d.ok) {
+      Ctx::push_call(uc, async_preempt_entry_, d.resume);
+      events_.Record(Ev::kAsyncAccept, gp->goid, Reason::kNone, pc, static_cast<int64_t>(d.resume));
+    } else {
+      events_.Record(Ev::kAsyncRefuse, gp->goid, d.reason, pc);
+    }
+  } else {
+    // Nothing to do; with asyncpreemptoff=1 not even a signal from outside
+    // while a cooperative request is pending may preempt (Go issue 38531).
+    events_.Record(Ev::kSigNoRequest, gp ? gp->goid : 0, debug_.asyncpreemptoff ? Reason::kAsyncOff : Reason::kNoRequest,
+                   pc);
+  }
+  m->preemptGen.fetch_add(1);
+  m->signalPending.store(0);
+}
+
+void Runtime::asyncPreempt2(G* gp) {
+  // The top two frames (asyncPreempt's and the interrupted function's) have
+  // no precise pointer information.
+  gp->asyncSafePoint = true;
+  // xRegSave: the P's scratch area into the G's extended state.
+  M* m = gp->m;
+  if (!gp->xstate) {
+    gp->xstate.reset(new uint8_t[xstate_bytes_]);
+    events_.Record(Ev::kXRegAlloc, gp->goid, Reason::kNone, 0, static_cast<int64_t>(xstate_bytes_));
+  }
+  memcpy(gp->xstate.get(), m->p->xscratch, xstate_bytes_);
+  gp->xstate_live = true;
+  events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
+  // preemptStop (park for a stack scan) arrives with suspendG.
+  goschedImpl(gp);
+}
+
+// --- armed delivery ------------------------------------------------------------
+
+bool Runtime::Arm(uint32_t off, std::string* err) {
+  if (!code_) {
+    *err = "arm: no program loaded";
+    return false;
+  }
+  if (armed_off_ >= 0) {
+    *err = "arm: an instruction is armed already";
+    return false;
+  }
+  const FuncInfo* f = table_.Find(off);
+  if (f == nullptr || !table_.IsBoundary(off)) {
+    char buf[160];
+    snprintf(buf, sizeof buf, "arm: offset 0x%x is not an instruction boundary of a generated function", off);
+    *err = buf;
+    return false;
+  }
+  const std::vector<uint8_t>& bp = NativePort().breakpoint;
+  armed_len_ = bp.size();
+  code_->Read(off, armed_saved_, armed_len_);
+  if (!code_->Patch(off, bp.data(), bp.size())) {
+    *err = "arm: cannot patch the code page";
+    return false;
+  }
+  armed_off_ = off;
+  return true;
+}
+
+bool Runtime::OnTrap(M* m, void* ucontext) {
+  auto* uc = static_cast<ucontext_t*>(ucontext);
+  uintptr_t at = Ctx::pc(uc) - NativePort().pc_after_trap;
+  if (armed_off_ < 0 || !code_ || at != code_->base() + static_cast<uintptr_t>(armed_off_)) return false;
+  code_->Patch(static_cast<uint32_t>(armed_off_), armed_saved_, armed_len_);
+  armed_off_ = -1;
+  Ctx::set_pc(uc, at);
+  G* gp = m->curg.load();
+  events_.Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at);
+  if (gp == nullptr) return true;
+  // As preemptone would (it skips its own M; this is the target M itself).
+  gp->preempt.store(true);
+  gp->stackguard0.store(kStackPreempt);
+  events_.Record(Ev::kRequest, gp->goid, Reason::kNone, at, m->p ? m->p->id : -1, Source::kArmed);
+  if (async_supported_ && !debug_.asyncpreemptoff) {
+    if (m->p) m->p->preempt.store(true);
+    preemptM(m);
+  }
+  return true;
+}
+
+}  // namespace safepoint
