@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "cmd/experiment.h"
+#include "platforms/native.h"
 
 namespace safepoint {
 namespace {
@@ -37,6 +38,24 @@ TEST(Experiment_9_7_1, AsyncPreemptOffRows) {
   EXPECT_EQ(FormatRow(rows[0]), "GODEBUG=\"asyncpreemptoff=1\", loop calling a non-leaf function: main got back on the P");
   EXPECT_EQ(FormatRow(rows[1]), "GODEBUG=\"asyncpreemptoff=1\", loop calling a leaf function: not preempted within 2 s");
   EXPECT_EQ(FormatRow(rows[2]), "GODEBUG=\"asyncpreemptoff=1\", loop without calls: not preempted within 2 s");
+}
+
+// With asynchronous preemption (the default), all three loops are
+// preempted: the chapter's last three lines. A port without asynchronous
+// preemption keeps the cooperative table.
+TEST(Experiment_9_7_1, DefaultRows) {
+  ExperimentOptions opts;
+  opts.deadline_s = kDeadline;
+  opts.godebugs = {""};
+  std::vector<ExperimentRow> rows;
+  std::string err;
+  ASSERT_TRUE(RunExperiment(opts, &rows, &err)) << err;
+  ASSERT_EQ(rows.size(), 3u);
+  if (!NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty())
+    GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  EXPECT_EQ(FormatRow(rows[0]), "GODEBUG=\"\", loop calling a non-leaf function: main got back on the P");
+  EXPECT_EQ(FormatRow(rows[1]), "GODEBUG=\"\", loop calling a leaf function: main got back on the P");
+  EXPECT_EQ(FormatRow(rows[2]), "GODEBUG=\"\", loop without calls: main got back on the P");
 }
 
 TEST(Experiment_9_7_1, WithoutThePrologueCheckTheNonLeafLoopIsNotPreempted) {

@@ -25,6 +25,8 @@ struct EmitEnv {
   uint64_t systemstack = 0; // asm: switch to g0, call fn(gp), switch back, return
   uint64_t morestack = 0;   // asm: record the caller, switch to g0, call newstack
   uint64_t service_fn[static_cast<int>(ir::Service::kCount)] = {};  // C++ functions behind the stubs
+  uint64_t vdump = 0;       // &vector dump area 0 (ir::kVDumpAreas areas of kVDumpBytes)
+  uint64_t wbflag = 0;      // &the write-barrier-enabled flag (a 64-bit word)
   // A mutation, to show the suite can fail: emit no stack-check prologue at
   // all, so no synchronous safe point exists.
   bool omit_stack_check = false;
@@ -110,6 +112,20 @@ class Asm {
   std::vector<int32_t> insn_op_;
   int32_t cur_op_ = -1;
 };
+
+constexpr int kVDumpBytes = 1024;  // one vector dump area: every vector register
+
+// The pattern `vfill SEED` puts in byte `byte` of vector register `reg`;
+// every Lowerer and the tests use this one definition.
+inline uint64_t VectorPattern(int64_t seed, int reg, int half) {
+  uint64_t x = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(reg) * 0x100000001B3ull +
+               static_cast<uint64_t>(half) * 0xC2B2AE3D27D4EB4Full;
+  x ^= x >> 29;
+  return x * 0xBF58476D1CE4E5B9ull;
+}
+
+// The flags `setflags IMM` may set, per port, are the port's business: on
+// amd64 only the arithmetic flags (CF PF AF ZF SF OF), never DF or TF.
 
 // What the driver tells a Lowerer about the function being lowered.
 struct FuncCtx {

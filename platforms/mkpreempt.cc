@@ -29,12 +29,15 @@ void Banner(const char* port) {
   printf("#include \"runtime/offsets.h\"\n\t.text\n");
 }
 
-void Amd64Function(const PortInfo& p, const char* name, bool simd) {
+// `drop`: a register the function neither saves nor restores (the
+// mutation that shows the save-area tests can fail), or empty.
+void Amd64Function(const PortInfo& p, const char* name, bool simd, std::string_view drop = {}) {
   uint32_t alloc = p.async_frame - 8;  // the resume PC is already pushed
   printf("\t.globl %s\n\t.type %s, @function\n%s:\n", name, name, name);
   printf("\tleaq -%u(%%rsp), %%rsp\n", alloc);  // LEAQ leaves the flags alone
   for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kGeneral) printf("\tmovq %%%s, %u(%%rsp)\n", std::string(r.name).c_str(), r.offset);
+    if (r.kind == SavedReg::kGeneral && r.name != drop)
+      printf("\tmovq %%%s, %u(%%rsp)\n", std::string(r.name).c_str(), r.offset);
   for (const SavedReg& r : p.saved_regs)
     if (r.kind == SavedReg::kFlags) printf("\tpushfq\n\tpopq %%rax\n\tmovq %%rax, %u(%%rsp)\n", r.offset);
   printf("\tmovq G_M(%%r14), %%rax\n\tmovq M_P(%%rax), %%rax\n");
@@ -50,7 +53,8 @@ void Amd64Function(const PortInfo& p, const char* name, bool simd) {
   for (const SavedReg& r : p.saved_regs)
     if (r.kind == SavedReg::kFlags) printf("\tmovq %u(%%rsp), %%rax\n\tpushq %%rax\n\tpopfq\n", r.offset);
   for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
-    if (it->kind == SavedReg::kGeneral) printf("\tmovq %u(%%rsp), %%%s\n", it->offset, std::string(it->name).c_str());
+    if (it->kind == SavedReg::kGeneral && it->name != drop)
+      printf("\tmovq %u(%%rsp), %%%s\n", it->offset, std::string(it->name).c_str());
   printf("\tleaq %u(%%rsp), %%rsp\n\tret\n\t.size %s, .-%s\n\n", alloc, name, name);
 }
 
@@ -59,12 +63,13 @@ int Generate(const std::string& port) {
     Banner("amd64");
     Amd64Function(kAmd64Port, "sp_asyncPreempt", false);
     Amd64Function(kAmd64Port, "sp_asyncPreempt_simd", true);
+    Amd64Function(kAmd64Port, "sp_asyncPreempt_drop1", false, kAmd64Port.ir_regs[1]);
   } else if (port == "arm64" || port == "loong64") {
     // No layout table yet: the runtime treats the port as having no
     // asynchronous preemption and never injects these.
     Banner(port.c_str());
     const char* trap = port == "arm64" ? "brk #0" : "break 0";
-    for (const char* fn : {"sp_asyncPreempt", "sp_asyncPreempt_simd"})
+    for (const char* fn : {"sp_asyncPreempt", "sp_asyncPreempt_simd", "sp_asyncPreempt_drop1"})
       printf("\t.globl %s\n\t.type %s, @function\n%s:\n\t%s\n\t.size %s, .-%s\n", fn, fn, fn, trap, fn, fn);
   } else {
     fprintf(stderr, "mkpreempt: no generator for port '%s'\n", port.c_str());

@@ -85,6 +85,8 @@ struct PortInfo {
   // injected return address or saved link register included), and the
   // bytes of the P's scratch area it uses (without and with simd).
   std::vector<SavedReg> saved_regs;
+  // The machine registers IR registers r0..r11 live in (names as in saved_regs).
+  std::vector<std::string_view> ir_regs;
   uint32_t async_frame = 0;
   uint32_t xscratch_bytes = 0;
   uint32_t xscratch_bytes_simd = 0;

@@ -99,7 +99,9 @@ bool ParseGodebug(const std::string& s, Debug* out, std::string* err) {
 }
 
 Runtime::Runtime(RuntimeOptions opts)
-    : opts_(std::move(opts)), globals_(new std::atomic<uint64_t>[ir::kGlobals]) {
+    : opts_(std::move(opts)),
+      globals_(new std::atomic<uint64_t>[ir::kGlobals]),
+      vdump_(new uint8_t[ir::kVDumpAreas * kVDumpBytes]()) {
   for (int i = 0; i < ir::kGlobals; i++) globals_[i].store(0);
   if (opts_.clock) {
     clock_ = opts_.clock;
@@ -151,6 +153,8 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   env.systemstack = reinterpret_cast<uint64_t>(&sp_systemstack);
   env.morestack = reinterpret_cast<uint64_t>(&sp_morestack);
   env.omit_stack_check = opts_.omit_stack_check;
+  env.vdump = reinterpret_cast<uint64_t>(vdump_.get());
+  env.wbflag = reinterpret_cast<uint64_t>(&wbflag_);
   for (size_t i = 0; i < kServiceEntries.size(); i++) env.service_fn[i] = reinterpret_cast<uint64_t>(kServiceEntries[i]);
   std::unique_ptr<Lowerer> low = NewNativeLowerer();
   Emitted out;
@@ -292,6 +296,18 @@ G* Runtime::findRunnable(M* m) {
     if (!globrunq_.empty()) {
       G* gp = globrunq_.front();
       globrunq_.pop_front();
+      return gp;
+    }
+    // Steal half of another P's local run queue, as findRunnable does.
+    for (auto& other : ps_) {
+      if (other.get() == pp || other->runq.empty()) continue;
+      size_t n = (other->runq.size() + 1) / 2;
+      for (size_t k = 0; k < n; k++) {
+        pp->runq.push_back(other->runq.back());
+        other->runq.pop_back();
+      }
+      G* gp = pp->runq.front();
+      pp->runq.pop_front();
       return gp;
     }
     // Idle: release the P while sleeping, as an idle M does in Go.

@@ -201,8 +201,15 @@ struct RuntimeOptions {
   // skip one refusal rule (a Reason), or do not rewind restarts.
   Reason mutate_skip_rule = Reason::kNone;
   bool mutate_no_restart = false;
+  bool mutate_drop_register = false;  // asyncPreempt that does not save IR register r1
+  // The port's preemptMSupported, overridable to run a port as if it had
+  // no asynchronous preemption (js/wasm, Plan 9).
+  bool preempt_m_supported = true;
   // Test hooks: `callback N` in a program runs callbacks[N] on g0 (systemstack).
   std::vector<std::function<void(Runtime&, G*)>> callbacks;
+  // Test hook: runs on g0 in asyncPreempt2, after xRegSave, with the
+  // goroutine's registers saved (its asyncPreempt frame is at sched.sp).
+  std::function<void(Runtime&, G*)> on_async_preempt;
 };
 
 // A callback service: IR `callback N` (systemstack, returns).
@@ -226,6 +233,10 @@ class Runtime {
   uintptr_t code_base() const;
   uint64_t global(int i) const { return globals_[i].load(); }
   void set_global(int i, uint64_t v) { globals_[i].store(v); }
+  // Vector dump area n (what `vdump n` stored), kVDumpBytes long.
+  const uint8_t* vdump(int n) const { return vdump_.get() + static_cast<size_t>(n) * 1024; }
+  // The write-barrier-enabled flag `wb_store` tests.
+  void set_wbflag(bool on) { wbflag_.store(on ? 1 : 0); }
   const Debug& debug() const { return debug_; }
   int gomaxprocs() const { return static_cast<int>(ps_.size()); }
   P* p(int i) { return ps_[i].get(); }
@@ -322,6 +333,8 @@ class Runtime {
   Clock* clock_;
   EventLog events_;
   std::unique_ptr<std::atomic<uint64_t>[]> globals_;
+  std::unique_ptr<uint8_t[]> vdump_;
+  std::atomic<uint64_t> wbflag_{0};
   std::unique_ptr<CodePage> code_;
   FuncTable table_;
   uint32_t goexit_off_ = 0;

@@ -41,6 +41,7 @@
 extern "C" {
 void sp_asyncPreempt();
 void sp_asyncPreempt_simd();
+void sp_asyncPreempt_drop1();
 [[noreturn]] void sp_asyncpreempt2_g0(safepoint::G* gp);
 }
 
@@ -100,10 +101,11 @@ extern "C" void sp_asyncpreempt2_g0(G* gp) { gp->m->rt->asyncPreempt2(gp); }
 void Runtime::InitAsync() {
   const PortInfo& port = NativePort();
   // A port without an asyncPreempt layout table has no asyncPreempt to inject.
-  async_supported_ = port.has(kCapAsyncPreemption) && !port.saved_regs.empty();
+  async_supported_ = port.has(kCapAsyncPreemption) && !port.saved_regs.empty() && opts_.preempt_m_supported;
   bool simd = opts_.simd && port.xscratch_bytes_simd > port.xscratch_bytes;
   if (simd && port.name == "amd64" && !__builtin_cpu_supports("avx")) simd = false;
   async_preempt_entry_ = reinterpret_cast<uintptr_t>(simd ? &sp_asyncPreempt_simd : &sp_asyncPreempt);
+  if (opts_.mutate_drop_register) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1);
   xstate_bytes_ = simd ? port.xscratch_bytes_simd : port.xscratch_bytes;
   // asyncPreemptStack: asyncPreempt's frame, what its call into mcall puts
   // on the goroutine stack, and 8 words of slack, as Go computes it.
@@ -226,6 +228,7 @@ void Runtime::asyncPreempt2(G* gp) {
   memcpy(gp->xstate.get(), m->p->xscratch, xstate_bytes_);
   gp->xstate_live = true;
   events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
+  if (opts_.on_async_preempt) opts_.on_async_preempt(*this, gp);
   // preemptStop (park for a stack scan) arrives with suspendG.
   goschedImpl(gp);
 }

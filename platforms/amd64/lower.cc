@@ -166,6 +166,82 @@ class Amd64Lowerer final : public Lowerer {
         for (int r = 1; r < ir::kPortableRegs; r++) RegOp(a, 0x01, kRegs[r], kTmp);
         RegOp(a, 0x89, kTmp, kRegs[i.rd]);
         break;
+      case Op::kAtomicAdd:
+        // LOCK XADDQ through R11: the address load and the locked op are
+        // one compiler-marked unsafe sequence, as Go marks its atomics.
+        a.BeginRegion(Asm::kUnsafe);
+        MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        a.Begin();
+        a.Bytes({0xF0, Rex(kRegs[i.rs], kTmp), 0x0F, 0xC1, ModRM(0, kRegs[i.rs], kTmp)});
+        a.EndRegion();
+        break;
+      case Op::kWbStore: {
+        // if (*wbflag) { the barrier's slow path: record the old value in
+        // g[63] } then store. Unsafe as a whole: a preemption between the
+        // flag test and the store could miss a collection starting.
+        a.BeginRegion(Asm::kUnsafe);
+        MovImm64(a, kTmp, env.wbflag);
+        a.Begin();
+        a.Bytes({0x49, 0x83, 0x3B, 0x00});  // CMPQ (R11), $0
+        int skip = a.NewLabel();
+        Rel32(a, {0x0F, 0x84}, skip, kRel32At2);  // JEQ skip
+        MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(ir::kGlobals - 1));
+        MemOp(a, 0x89, kRegs[i.rs], kTmp, 0);
+        a.Bind(skip);
+        MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        MemOp(a, 0x89, kRegs[i.rs], kTmp, 0);
+        a.EndRegion();
+        break;
+      }
+      case Op::kUseTmp:
+        // amd64 has no REGTMP: an ordinary add, an ordinary safe point.
+        AddImm(a, kRegs[i.rd], 1);
+        break;
+      case Op::kInlineBegin:
+      case Op::kInlineEnd:
+        break;
+      case Op::kDumpRegs:
+        for (int r = 0; r < ir::kPortableRegs; r++) {
+          MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm + r));
+          MemOp(a, 0x89, kRegs[r], kTmp, 0);
+        }
+        break;
+      case Op::kVFill:
+        for (int v = 0; v < 16; v++) {
+          // MOVQ R11, Xv (66 REX.W 0F 6E /r) then PINSRQ $1, R11, Xv (66 REX.W 0F 3A 22 /r ib).
+          MovImm64(a, kTmp, VectorPattern(i.imm, v, 0));
+          a.Begin();
+          a.Bytes({0x66, static_cast<uint8_t>(0x49 | ((v >> 3) & 1) << 2), 0x0F, 0x6E, ModRM(3, v, kTmp)});
+          MovImm64(a, kTmp, VectorPattern(i.imm, v, 1));
+          a.Begin();
+          a.Bytes({0x66, static_cast<uint8_t>(0x49 | ((v >> 3) & 1) << 2), 0x0F, 0x3A, 0x22, ModRM(3, v, kTmp), 0x01});
+        }
+        break;
+      case Op::kVDump:
+        MovImm64(a, kTmp, env.vdump + static_cast<uint64_t>(kVDumpBytes) * static_cast<uint64_t>(i.imm));
+        for (int v = 0; v < 16; v++) {  // MOVDQU Xv, 16v(R11): F3 [REX] 0F 7F /r
+          a.Begin();
+          a.Byte(0xF3);
+          a.Byte(static_cast<uint8_t>(0x41 | ((v >> 3) & 1) << 2));
+          a.Bytes({0x0F, 0x7F, ModRM(2, v, kTmp)});
+          a.U32(static_cast<uint32_t>(16 * v));
+        }
+        break;
+      case Op::kSetFlags:
+        // PUSHQ $imm; POPFQ: only CF PF AF ZF SF OF (0x8D5).
+        a.Begin();
+        a.Byte(0x68);
+        a.U32(static_cast<uint32_t>(i.imm & 0x8D5));
+        a.Begin();
+        a.Byte(0x9D);
+        break;
+      case Op::kFlagsDump:
+        MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+        a.Begin();
+        a.Byte(0x9C);  // PUSHFQ
+        a.Begin();
+        a.Bytes({0x41, 0x8F, 0x03});  // POPQ (R11)
+        break;
       case Op::kService:
         if (i.service == ir::Service::kGo) {
           Rel32(a, {0x48, 0x8D, 0x05}, aux, kRel32At3);  // LEAQ F(RIP), AX

@@ -72,6 +72,7 @@ const PortInfo kAmd64Port = {
     .link_reg = "",
     .regtmp_reg = "",
     .saved_regs = Amd64SavedRegs(),
+    .ir_regs = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r12", "r13", "r15"},
     .async_frame = 136,
     .xscratch_bytes = 256,
     .xscratch_bytes_simd = 512,

@@ -1,0 +1,648 @@
+// Conformance: asynchronous preemption (chapter 9.7.5) and the stop-the-world
+// and forEachP sources (9.7.6). Every port; a port that declares
+// asynchronous preemption missing skips, saying so.
+//
+// Each refusal rule has a negative test (the rule holds: every one of N
+// real requests, each a SIGURG sent with tgkill to a real M running a real
+// G, is refused with that rule and none accepted) and a twin (the same code
+// with the condition lifted is accepted). Requests are delivered at one
+// exact instruction by armed delivery: a breakpoint there, and the trap
+// handler sends the signal, so the handler sees exactly that PC.
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <set>
+#include <string>
+
+#include "conformance/harness.h"
+#include "conformance/rules.h"
+#include "platforms/emitter.h"
+#include "platforms/native.h"
+
+namespace safepoint::conformance {
+namespace {
+
+constexpr int kRounds = 20;
+
+bool AsyncMissing() { return !NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty(); }
+#define SKIP_WITHOUT_ASYNC()                                                                                \
+  if (AsyncMissing())                                                                                     \
+  GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing (preemptMSupported)"
+
+// The code offset of the first machine instruction of the IR operation
+// that follows label `label` in function `fn`.
+uint32_t OpOffset(const Runtime& rt, const ir::Program& prog, const std::string& fn, const std::string& label) {
+  const ir::Function* f = prog.Find(fn);
+  const FuncInfo* info = rt.table().Find(fn);
+  if (!f || !info) return 0;
+  int op = -1;
+  for (size_t i = 0; i < f->body.size(); i++)
+    if (f->body[i].op == ir::Op::kLabel && f->body[i].target == label) op = static_cast<int>(i) + 1;
+  for (size_t i = 0; i < rt.table().insns.size(); i++) {
+    uint32_t off = rt.table().insns[i];
+    if (off >= info->entry && off < info->end && rt.table().insn_op[i] >= op && op >= 0) return off;
+  }
+  return 0;
+}
+
+struct Armed {
+  Outcome o;
+  uintptr_t target = 0;  // absolute PC armed each round
+  size_t accepted = 0, refused = 0, traps = 0;
+  std::map<Reason, size_t> reasons;
+};
+
+// Runs `text`: main.main runs `rounds` times through an instruction labelled
+// `target:` in function `fn`; before each round the instruction is armed
+// (callback 0), so every round delivers one SIGURG exactly there.
+Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions opts = TestOptions(),
+               std::function<void(Runtime&)> driver = nullptr) {
+  Armed a;
+  ir::Program prog;
+  std::string err;
+  if (!ir::ParseProgram(text, &prog, &err)) {
+    ADD_FAILURE() << err;
+    return a;
+  }
+  uint32_t target = 0;
+  opts.callbacks.resize(std::max<size_t>(opts.callbacks.size(), 1));
+  opts.callbacks[0] = [&](Runtime& rt, G*) {
+    std::string e;
+    if (!rt.armed() && !rt.Arm(target, &e)) ADD_FAILURE() << e;
+  };
+  a.o.rt = std::make_unique<Runtime>(std::move(opts));
+  if (!a.o.rt->Load(prog, &err)) {
+    ADD_FAILURE() << err;
+    return a;
+  }
+  target = OpOffset(*a.o.rt, prog, fn, "target");
+  EXPECT_NE(target, 0u) << "no 'target:' label in " << fn;
+  std::thread t;
+  if (driver) t = std::thread([&] { driver(*a.o.rt); });
+  a.o.ok = a.o.rt->Run("main.main", &a.o.error);
+  if (t.joinable()) t.join();
+  EXPECT_TRUE(a.o.ok) << a.o.error;
+  a.o.events = a.o.rt->events().Snapshot();
+  a.target = a.o.rt->code_base() + target;
+  for (const Event& e : a.o.events) {
+    if (e.pc != a.target) continue;
+    if (e.kind == Ev::kTrap) a.traps++;
+    if (e.kind == Ev::kAsyncAccept) a.accepted++;
+    if (e.kind == Ev::kAsyncRefuse) a.refused++, a.reasons[e.reason]++;
+  }
+  for (const Event& e : a.o.events)
+    if (e.kind == Ev::kAsyncRefuse) ObserveRefusal(NativePort().name, e.reason);
+  return a;
+}
+
+// main.main with `pre` before the loop and `post` after it; the loop body
+// is `body`, whose first operation carries the `target:` label.
+std::string Looping(const std::string& pre, const std::string& body, const std::string& post,
+                    const std::string& extra = "", const std::string& attrs = "") {
+  return "func main.main frame=16 " + attrs + "\n" + pre + "\n  movi r5, " + std::to_string(kRounds) +
+         "\n  stslot 0, r5\nloop:\n  callback 0\ntarget:\n" + body +
+         "\n  ldslot r5, 0\n  addi r5, -1\n  stslot 0, r5\n  jnz r5, loop\n" + post + "\n  ret\nend\n" + extra;
+}
+
+constexpr const char* kBody = "  addi r1, 3\n  add r2, r1";
+
+void ExpectRefused(const Armed& a, Reason r) {
+  EXPECT_EQ(a.traps, static_cast<size_t>(kRounds)) << "every round delivered a request at the target";
+  EXPECT_EQ(a.refused, static_cast<size_t>(kRounds)) << ReasonName(r);
+  EXPECT_EQ(a.accepted, 0u) << ReasonName(r);
+  EXPECT_EQ(a.reasons.count(r) ? a.reasons.at(r) : 0u, static_cast<size_t>(kRounds))
+      << "refused for " << ReasonName(r) << ", the first failing rule";
+  EXPECT_GE(a.o.Count(Ev::kSignalSent), static_cast<size_t>(kRounds)) << "real tgkill-delivered signals";
+}
+
+void ExpectAccepted(const Armed& a) {
+  EXPECT_EQ(a.traps, static_cast<size_t>(kRounds));
+  EXPECT_EQ(a.accepted, static_cast<size_t>(kRounds));
+  EXPECT_EQ(a.refused, 0u);
+  EXPECT_GE(a.o.Count(Ev::kPreemptAsync, kMainG), static_cast<size_t>(kRounds)) << "asyncPreempt2 ran each time";
+}
+
+// --- canPreemptM, asynchronously ------------------------------------------
+
+TEST(Async_9_7_5, RefusedWhileMLocksHeld) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(Looping("  acquirem", kBody, "  releasem"), "main.main"), Reason::kMLocks);
+}
+TEST(Async_9_7_5, RefusedWhileMallocing) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(Looping("  mallocing_begin", kBody, "  mallocing_end"), "main.main"), Reason::kMMallocing);
+}
+TEST(Async_9_7_5, RefusedUnderPreemptoff) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(Looping("  preemptoff_begin", kBody, "  preemptoff_end"), "main.main"),
+                Reason::kMPreemptoff);
+}
+// The P stops running under the goroutine (callback 1 marks it _Pgcstop, as
+// when the world is being stopped; callback 2 gives it back).
+TEST(Async_9_7_5, RefusedWhenPNotRunning) {
+  SKIP_WITHOUT_ASYNC();
+  RuntimeOptions opts = TestOptions();
+  opts.callbacks.resize(3);
+  opts.callbacks[1] = [](Runtime&, G* gp) { gp->m->p->status.store(_Pgcstop); };
+  opts.callbacks[2] = [](Runtime&, G* gp) { gp->m->p->status.store(_Prunning); };
+  ExpectRefused(RunArmed(Looping("  callback 1", kBody, "  callback 2"), "main.main", opts), Reason::kPNotRunning);
+}
+TEST(Async_9_7_5, AcceptedOnceTheConditionIsLifted) {
+  SKIP_WITHOUT_ASYNC();
+  // The twin of the four above: the same loop outside any region.
+  ExpectAccepted(RunArmed(Looping("  acquirem\n  releasem", kBody, ""), "main.main"));
+}
+
+// --- not the M's current user goroutine -----------------------------------
+
+// A request whose signal lands while the M runs the runtime on g0 (here:
+// inside a systemstack callback) is refused; the same request landing in
+// the goroutine's own code is accepted.
+TEST(Async_9_7_5, RefusedWhenTheMIsOnG0) {
+  SKIP_WITHOUT_ASYNC();
+  RuntimeOptions opts = TestOptions();
+  opts.callbacks.resize(2);
+  opts.callbacks[0] = [](Runtime&, G*) {};
+  opts.callbacks[1] = [](Runtime& rt, G* gp) {
+    gp->preempt.store(true);
+    rt.preemptM(gp->m);  // arrives before tgkill returns: the PC is in the runtime
+  };
+  Outcome o = RunScenario(Looping("", "  callback 1", ""), std::move(opts));
+  ASSERT_TRUE(o.ok) << o.error;
+  size_t refused = o.Count(Ev::kAsyncRefuse, kMainG, Reason::kNotCurg);
+  for (const Event& e : o.events)
+    if (e.kind == Ev::kAsyncRefuse) ObserveRefusal(NativePort().name, e.reason);
+  EXPECT_EQ(refused, static_cast<size_t>(kRounds));
+  EXPECT_EQ(o.Count(Ev::kAsyncAccept), 0u);
+  EXPECT_GE(o.Count(Ev::kSignalSent), static_cast<size_t>(kRounds));
+}
+
+// --- runtimesecret ----------------------------------------------------------
+
+TEST(Async_9_7_5, RefusedInASecretRegionUnderRuntimesecret) {
+  SKIP_WITHOUT_ASYNC();
+  RuntimeOptions opts = TestOptions();
+  opts.runtimesecret = true;
+  ExpectRefused(RunArmed(Looping("  secret_begin", kBody, "  secret_end"), "main.main", opts), Reason::kSecret);
+}
+TEST(Async_9_7_5, SecretRegionAcceptedWithoutTheExperiment) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectAccepted(RunArmed(Looping("  secret_begin", kBody, "  secret_end"), "main.main"));
+}
+
+// --- room for the injected call ------------------------------------------
+
+// A nosplit function with a large frame, on a small stack, leaves less than
+// asyncPreemptStack below SP: refused for the stack before anything else.
+// The twin: the same call instruction with the default stack is accepted.
+std::string StackProgram() {
+  return Looping("", "  call main.deep", "", R"(
+func main.deep nosplit frame=896
+  movi r1, 1
+  call main.leaf
+  ret
+end
+func main.leaf
+  addi r0, 1
+  ret
+end
+)");
+}
+TEST(Async_9_7_5, RefusedWithoutRoomForTheInjectedCall) {
+  SKIP_WITHOUT_ASYNC();
+  std::string prog = StackProgram();
+  // Arm the call in main.deep, where SP - stack.lo < asyncPreemptStack.
+  size_t pos = prog.find("  call main.leaf");
+  prog.insert(pos, "target:\n");
+  prog.replace(prog.find("target:\n  call main.deep"), 8, "");
+  RuntimeOptions opts = TestOptions();
+  opts.initial_stack = 1024;
+  ExpectRefused(RunArmed(prog, "main.deep", opts), Reason::kStack);
+}
+TEST(Async_9_7_5, NosplitCallAcceptedWithRoom) {
+  SKIP_WITHOUT_ASYNC();
+  std::string prog = StackProgram();
+  size_t pos = prog.find("  call main.leaf");
+  prog.insert(pos, "target:\n");
+  prog.replace(prog.find("target:\n  call main.deep"), 8, "");
+  ExpectAccepted(RunArmed(prog, "main.deep"));
+}
+
+// --- not Go code, assembly -------------------------------------------------
+
+// main.main's loop calls main.f (with `attrs`), whose second operation is the target.
+std::string CalleeProgram(const std::string& attrs) {
+  std::string p =
+      Looping("", "  call main.f", "", "func main.f " + attrs + "\n  movi r1, 5\ntarget:\n  addi r1, 1\n  ret\nend\n");
+  p.replace(p.find("target:\n  call main.f"), 8, "");
+  return p;
+}
+TEST(Async_9_7_5, RefusedInForeignCode) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(CalleeProgram("nongo"), "main.f"), Reason::kNotGo);
+}
+TEST(Async_9_7_5, RefusedInAnAssemblyFunction) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(CalleeProgram("asm"), "main.f"), Reason::kAsm);
+}
+TEST(Async_9_7_5, AcceptedInTheSameFunctionAsGo) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectAccepted(RunArmed(CalleeProgram(""), "main.f"));
+}
+
+// --- compiler-marked unsafe points ---------------------------------------------
+
+TEST(Async_9_7_5, RefusedAtAnAtomicSequence) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(Looping("", "  atomic_add g[5], r1", ""), "main.main"), Reason::kUnsafePoint);
+}
+TEST(Async_9_7_5, RefusedInAWriteBarrierSequence) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(Looping("", "  wb_store g[6], r1", ""), "main.main"), Reason::kUnsafePoint);
+}
+TEST(Async_9_7_5, RefusedInTheStackCheckPrologue) {
+  SKIP_WITHOUT_ASYNC();
+  // The target is main.g's entry: its stack check.
+  std::string prog = Looping("", "  call main.g", "", "func main.g frame=16\ntarget:\n  call main.h\n  ret\nend\n"
+                                                      "func main.h\n  addi r0, 1\n  ret\nend\n");
+  prog.replace(prog.find("target:\n  call main.g"), 8, "");
+  ir::Program p;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram(prog, &p, &err)) << err;
+  // OpOffset gives main.g's first body instruction; the check precedes it:
+  // arm the entry instead.
+  RuntimeOptions opts = TestOptions();
+  Armed a;
+  uint32_t entry = 0;
+  opts.callbacks.resize(1);
+  opts.callbacks[0] = [&](Runtime& rt, G*) {
+    std::string e;
+    if (!rt.armed() && !rt.Arm(entry, &e)) ADD_FAILURE() << e;
+  };
+  a.o.rt = std::make_unique<Runtime>(std::move(opts));
+  ASSERT_TRUE(a.o.rt->Load(p, &err)) << err;
+  entry = a.o.rt->table().Find("main.g")->entry;
+  ASSERT_TRUE(a.o.rt->Run("main.main", &err)) << err;
+  size_t refused = 0, accepted = 0;
+  for (const Event& e : a.o.rt->events().Snapshot()) {
+    if (e.pc != a.o.rt->code_base() + entry) continue;
+    if (e.kind == Ev::kAsyncRefuse) {
+      EXPECT_EQ(e.reason, Reason::kUnsafePoint);
+      ObserveRefusal(NativePort().name, e.reason);
+      refused++;
+    }
+    accepted += e.kind == Ev::kAsyncAccept;
+  }
+  EXPECT_EQ(refused, static_cast<size_t>(kRounds));
+  EXPECT_EQ(accepted, 0u);
+}
+TEST(Async_9_7_5, AcceptedNextToAnUnsafeSequence) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectAccepted(RunArmed(Looping("", "  addi r1, 1\n  atomic_add g[5], r1", ""), "main.main"));
+}
+
+TEST(Async_9_7_5, RefusedInANosplitFunctionAwayFromCalls) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(CalleeProgram("nosplit"), "main.f"), Reason::kNosplit);
+}
+
+// REGTMP used explicitly outside a restartable sequence (ports with REGTMP).
+TEST(Async_9_7_5, RefusedAtAnExplicitRegtmpUse) {
+  SKIP_WITHOUT_ASYNC();
+  if (NativePort().regtmp_reg.empty()) {
+    // amd64 has no REGTMP: the same operation is an ordinary safe point.
+    ExpectAccepted(RunArmed(Looping("", "  usetmp r1", ""), "main.main"));
+    return;
+  }
+  ExpectRefused(RunArmed(Looping("", "  usetmp r1", ""), "main.main"), Reason::kUnsafePoint);
+}
+
+// --- runtime, internal/runtime, reflect -------------------------------------
+
+TEST(Async_9_7_5, RefusedInAnInlinedRuntimeBody) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(Looping("", "  inline runtime.add\n  addi r1, 2\n  endinline", ""), "main.main"),
+                Reason::kRuntimePkg);
+}
+TEST(Async_9_7_5, RefusedInInternalRuntimeAndReflect) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectRefused(RunArmed(Looping("", "  inline internal/runtime/atomic.Xadd\n  addi r1, 2\n  endinline", ""), "main.main"),
+                Reason::kRuntimePkg);
+  ExpectRefused(RunArmed(Looping("", "  inline reflect.Value.call\n  addi r1, 2\n  endinline", ""), "main.main"),
+                Reason::kRuntimePkg);
+}
+TEST(Async_9_7_5, RefusedInANonInlinedRuntimeFunction) {
+  SKIP_WITHOUT_ASYNC();
+  std::string p = Looping("", "  call runtime.helper", "",
+                          "func runtime.helper\n  movi r1, 5\ntarget:\n  addi r1, 1\n  ret\nend\n");
+  p.replace(p.find("target:\n  call runtime.helper"), 8, "");
+  ExpectRefused(RunArmed(p, "runtime.helper"), Reason::kRuntimePkg);
+}
+TEST(Async_9_7_5, AcceptedInAnInlinedUserBody) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectAccepted(RunArmed(Looping("", "  inline main.add\n  addi r1, 2\n  endinline", ""), "main.main"));
+  // Inlined runtime code inside user code ends where the inlined body ends.
+  ExpectAccepted(RunArmed(Looping("  inline runtime.add\n  addi r1, 2\n  endinline", kBody, ""), "main.main"));
+}
+
+// --- restarts ------------------------------------------------------------------
+
+TEST(Async_9_7_5, RestartAtEntry) {
+  SKIP_WITHOUT_ASYNC();
+  std::string p = CalleeProgram("restartatentry");
+  Armed a = RunArmed(p, "main.f");
+  EXPECT_EQ(a.accepted, static_cast<size_t>(kRounds));
+  const FuncInfo* f = a.o.rt->table().Find("main.f");
+  for (const Event& e : a.o.events)
+    if (e.kind == Ev::kAsyncAccept && e.pc == a.target)
+      EXPECT_EQ(static_cast<uintptr_t>(e.arg), a.o.rt->code_base() + f->entry) << "resumed at the function entry";
+}
+
+TEST(Async_9_7_5, Amd64EmitsNoRestartableSequences) {
+  if (NativePort().name != "amd64") GTEST_SKIP() << "amd64 only: the other ports have REGTMP";
+  ir::Program p;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram(Looping("  ld r1, g[3]\n  muli r1, 100000\n  dumpregs 20", kBody, "  vdump 0"), &p, &err));
+  Runtime rt(TestOptions());
+  ASSERT_TRUE(rt.Load(p, &err)) << err;
+  for (const FuncInfo& f : rt.table().funcs) EXPECT_TRUE(f.restarts.empty()) << f.name;
+}
+
+// --- the signal itself --------------------------------------------------------
+
+// Go issue 38531: with asyncpreemptoff=1 no SIGURG preempts, not even one
+// sent from outside while a cooperative request is pending.
+TEST(Async_9_7_5, AsyncpreemptoffRefusesEvenAnExternalSignal) {
+  RuntimeOptions opts = TestOptions();
+  opts.godebug = "asyncpreemptoff=1";
+  opts.callbacks.resize(2);
+  opts.callbacks[0] = [](Runtime&, G*) {};
+  opts.callbacks[1] = [](Runtime&, G* gp) {
+    gp->preempt.store(true);
+    gp->stackguard0.store(kStackPreempt);
+    syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG);
+  };
+  Outcome o = RunScenario(Looping("", "  callback 1", ""), std::move(opts));
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.Count(Ev::kSigNoRequest, -1, Reason::kAsyncOff), static_cast<size_t>(kRounds));
+  EXPECT_EQ(o.Count(Ev::kAsyncAccept), 0u);
+  EXPECT_EQ(o.Count(Ev::kPreemptAsync), 0u);
+}
+
+// A SIGURG with no request pending changes nothing.
+TEST(Async_9_7_5, ASignalWithoutARequestChangesNothing) {
+  RuntimeOptions opts = TestOptions();
+  opts.callbacks.resize(2);
+  opts.callbacks[0] = [](Runtime&, G*) {};
+  opts.callbacks[1] = [](Runtime&, G* gp) { syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG); };
+  std::string prog = Looping("  fillregs 100", "  callback 1\n  addi r1, 1", "  dumpregs 20");
+  Outcome o = RunScenario(prog, std::move(opts));
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.Count(Ev::kSigNoRequest, -1, Reason::kNoRequest), static_cast<size_t>(kRounds));
+  EXPECT_EQ(o.Count(Ev::kAsyncAccept), 0u);
+  EXPECT_EQ(o.rt->global(21), 101u + kRounds);
+}
+
+// preemptM: at most one signal pending per M.
+TEST(Async_9_7_5, PreemptMSendsOneSignalAtATime) {
+  SKIP_WITHOUT_ASYNC();
+  RuntimeOptions opts = TestOptions();
+  opts.callbacks.resize(2);
+  opts.callbacks[1] = [](Runtime& rt, G* gp) {
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGURG);
+    pthread_sigmask(SIG_BLOCK, &set, &old);  // keep the first one pending
+    rt.preemptM(gp->m);
+    rt.preemptM(gp->m);
+    rt.preemptM(gp->m);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  };
+  Outcome o = RunScenario("func main.main\n  callback 1\n  ret\nend\n", std::move(opts));
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.Count(Ev::kSignalSent), 1u);
+  EXPECT_EQ(o.Count(Ev::kSignalCoalesced), 2u);
+  EXPECT_EQ(o.Count(Ev::kSigNoRequest), 1u) << "the one signal was handled, preemptGen and signalPending reset";
+}
+
+// A port without asynchronous preemption (preemptMSupported false) still
+// preempts cooperatively and never signals.
+TEST(Async_9_7_5, WithoutPreemptMOnlyCooperativePreemption) {
+  RuntimeOptions opts = TestOptions();
+  opts.preempt_m_supported = false;
+  std::string prog = std::string(R"(
+func main.main
+  go main.spin
+  wait 2
+  ret
+end
+func main.spin frame=16
+  movi r1, 1
+  st g[10], r1
+loop0:
+  addi r1, 1
+  ld r3, g[14]
+  jz r3, loop0
+loop1:
+  call main.nonleaf
+  ld r3, g[11]
+  jz r3, loop1
+  handshake 2
+  ret
+end
+func main.nonleaf frame=16
+  call main.leaf
+  ret
+end
+func main.leaf
+  addi r0, 1
+  ret
+end
+)");
+  Outcome o = RunScenario(prog, std::move(opts), [](Runtime& rt) {
+    ASSERT_TRUE(WaitFor([&] { return rt.global(10) == 1; }));
+    for (int i = 0; i < 10; i++) rt.preemptone(rt.p(0), Source::kTest);
+    rt.set_global(14, 1);  // now the loop calls a non-leaf
+    ASSERT_TRUE(WaitFor([&] { return rt.events().Count(Ev::kPreemptSync) >= 1; }));
+    rt.set_global(11, 1);
+  });
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.Count(Ev::kSignalSent), 0u);
+  EXPECT_EQ(o.Count(Ev::kAsyncAccept), 0u);
+  EXPECT_GE(o.Count(Ev::kPreemptSync), 1u);
+}
+
+// --- the save area ------------------------------------------------------------
+
+// Every general register, the flags and every vector register hold distinct
+// patterns at the preemption; the asyncPreempt frame and the G's extended
+// state must hold exactly those, in the port's documented layout, and after
+// resumption the code reads them back unchanged. Mismatches are reported
+// all at once, by register name.
+TEST(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
+  SKIP_WITHOUT_ASYNC();
+  const PortInfo& port = NativePort();
+  constexpr int64_t kSeed = 0x5100, kVSeed = 77, kFlags = 0x8C5;
+  std::vector<std::string> frame_bad, x_bad;
+  int inspections = 0;
+  RuntimeOptions opts = TestOptions();
+  opts.on_async_preempt = [&](Runtime&, G* gp) {
+    inspections++;
+    const uint8_t* frame = reinterpret_cast<const uint8_t*>(gp->sched.sp);
+    for (size_t i = 0; i < port.ir_regs.size(); i++) {
+      for (const SavedReg& r : port.saved_regs) {
+        if (r.name != port.ir_regs[i] || r.kind != SavedReg::kGeneral) continue;
+        uint64_t v;
+        memcpy(&v, frame + r.offset, 8);
+        if (v != static_cast<uint64_t>(kSeed + static_cast<int64_t>(i))) frame_bad.push_back(std::string(r.name));
+      }
+    }
+    for (const SavedReg& r : port.saved_regs) {
+      if (r.kind == SavedReg::kFlags && port.name == "amd64") {
+        uint64_t v;
+        memcpy(&v, frame + r.offset, 8);
+        if ((v & 0x8D5) != (kFlags & 0x8D5)) frame_bad.push_back(std::string(r.name));
+      }
+      if (r.kind == SavedReg::kVector && !r.simd_only) {
+        int idx = static_cast<int>(r.offset / r.size);
+        uint64_t lo, hi;
+        memcpy(&lo, gp->xstate.get() + r.offset, 8);
+        memcpy(&hi, gp->xstate.get() + r.offset + 8, 8);
+        if (lo != VectorPattern(kVSeed, idx, 0) || hi != VectorPattern(kVSeed, idx, 1))
+          x_bad.push_back(std::string(r.name));
+      }
+    }
+  };
+  std::string body = "  fillregs " + std::to_string(kSeed) + "\n  vfill " + std::to_string(kVSeed) +
+                     "\n  setflags " + std::to_string(kFlags) + "\ntarget:\n  mov r0, r0\n  dumpregs 20\n"
+                     "  flagsdump g[40]\n  vdump 0\n  ret\nend\n";
+  std::string prog = "func main.main frame=16\n  callback 0\n" + body;
+  Armed a = RunArmed(prog, "main.main", std::move(opts));
+  ASSERT_EQ(a.accepted, 1u);
+  EXPECT_EQ(inspections, 1);
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  EXPECT_TRUE(frame_bad.empty()) << "asyncPreempt frame wrong for: " << join(frame_bad);
+  EXPECT_TRUE(x_bad.empty()) << "extended state wrong for: " << join(x_bad);
+  // Read back after resumption.
+  std::vector<std::string> after_bad;
+  for (int i = 0; i < ir::kPortableRegs; i++)
+    if (a.o.rt->global(20 + i) != static_cast<uint64_t>(kSeed + i)) after_bad.push_back(std::string(port.ir_regs[i]));
+  if (port.name == "amd64" && (a.o.rt->global(40) & 0x8D5) != (kFlags & 0x8D5)) after_bad.push_back("rflags");
+  for (int v = 0; v < 16; v++) {
+    uint64_t lo, hi;
+    memcpy(&lo, a.o.rt->vdump(0) + 16 * v, 8);
+    memcpy(&hi, a.o.rt->vdump(0) + 16 * v + 8, 8);
+    if (lo != VectorPattern(kVSeed, v, 0) || hi != VectorPattern(kVSeed, v, 1)) after_bad.push_back("v" + std::to_string(v));
+  }
+  EXPECT_TRUE(after_bad.empty()) << "changed across the preemption: " << join(after_bad);
+  EXPECT_EQ(a.o.Count(Ev::kXRegAlloc, kMainG), 1u);
+}
+
+// The extended state is allocated the first time a G is preempted
+// asynchronously, then reused; a G never preempted so has none.
+TEST(Async_9_7_5, ExtendedStateAllocatedOnDemandAndReused) {
+  SKIP_WITHOUT_ASYNC();
+  Armed a = RunArmed(Looping("  go main.idle", kBody, "", "func main.idle\n  addi r1, 1\n  ret\nend\n"), "main.main",
+                     TestOptions());
+  EXPECT_EQ(a.accepted, static_cast<size_t>(kRounds));
+  EXPECT_EQ(a.o.Count(Ev::kXRegAlloc, kMainG), 1u) << "allocated once for " << kRounds << " preemptions";
+  EXPECT_EQ(a.o.Count(Ev::kXRegAlloc, kFirstG), 0u) << "never for a goroutine not preempted asynchronously";
+}
+
+// asyncPreemptStack is computed at start-up from the layout table.
+TEST(Async_9_7_5, AsyncPreemptStackFromTheLayout) {
+  SKIP_WITHOUT_ASYNC();
+  ir::Program p;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  ret\nend\n", &p, &err));
+  Runtime rt(TestOptions());
+  ASSERT_TRUE(rt.Load(p, &err)) << err;
+  const PortInfo& port = NativePort();
+  EXPECT_EQ(rt.asyncPreemptStack(), port.async_frame + port.mcall_frame + 64u);
+  EXPECT_LE(rt.asyncPreemptStack(), 800u) << "within the nosplit limit";
+  uint32_t top = 0;
+  for (const SavedReg& r : port.saved_regs)
+    if (r.kind != SavedReg::kVector) top = std::max(top, r.offset + r.size);
+  EXPECT_LE(top + port.pushcall_bytes, port.async_frame) << "every saved register inside the frame";
+}
+
+// --- stop-the-world and forEachP ----------------------------------------------
+
+std::string Spinners(int n) {
+  std::string p = "func main.main\n";
+  for (int i = 0; i < n; i++) p += "  go main.spin\n";
+  p += "  wait 2\n  ret\nend\n"
+       "func main.spin\n  movi r1, 1\n  atomic_add g[10], r1\nloop:\n  addi r2, 1\n  ld r3, g[11]\n"
+       "  jz r3, loop\n  movi r1, 1\n  atomic_add g[12], r1\n  ld r1, g[12]\n  addi r1, -" +
+       std::to_string(n) + "\n  jnz r1, out\n  handshake 2\nout:\n  ret\nend\n";
+  return p;
+}
+
+TEST(Async_9_7_6, StopTheWorldStopsCallFreeLoops) {
+  SKIP_WITHOUT_ASYNC();
+  constexpr int kSpinners = 4;
+  RuntimeOptions opts = TestOptions();
+  opts.gomaxprocs = 2;
+  int rounds = -1;
+  bool all_stopped = false;
+  Outcome o = RunScenario(Spinners(kSpinners), std::move(opts), [&](Runtime& rt) {
+    ASSERT_TRUE(WaitFor([&] { return rt.global(10) >= 2; }));  // both Ps spin
+    rounds = rt.stopTheWorldWithSema();
+    all_stopped = true;
+    for (int i = 0; i < 2; i++) {
+      uint32_t st = rt.p(i)->status.load();
+      all_stopped = all_stopped && (st == _Pgcstop || (st == _Pidle && rt.p(i)->m.load() == nullptr));
+    }
+    rt.set_global(11, 1);
+    rt.startTheWorld();
+  });
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(all_stopped);
+  EXPECT_GE(rounds, 1) << "at least one preemptall round";
+  EXPECT_EQ(o.Count(Ev::kSTWDone), 1u);
+  EXPECT_GE(o.Count(Ev::kPreemptAsync), 1u) << "call-free loops stop only asynchronously";
+  EXPECT_EQ(o.rt->global(12), static_cast<uint64_t>(kSpinners));
+  for (const Event& e : o.events)
+    if (e.kind == Ev::kRequest) EXPECT_EQ(e.source, Source::kPreemptAll);
+}
+
+TEST(Async_9_7_6, ForEachPRunsOnEveryP) {
+  SKIP_WITHOUT_ASYNC();
+  RuntimeOptions opts = TestOptions();
+  opts.gomaxprocs = 2;
+  std::set<int> ran;
+  std::mutex mu;
+  Outcome o = RunScenario(Spinners(2), std::move(opts), [&](Runtime& rt) {
+    ASSERT_TRUE(WaitFor([&] { return rt.global(10) >= 2; }));
+    rt.forEachP([&](P* p) {
+      std::lock_guard<std::mutex> lk(mu);
+      ran.insert(p->id);
+    });
+    rt.set_global(11, 1);
+  });
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(ran, (std::set<int>{0, 1}));
+  EXPECT_EQ(o.Count(Ev::kSafePointFn), 2u);
+}
+
+// Last: every rule of the catalogue was observed as a refusal in this run.
+TEST(ZCatalogue, EveryRuleObservedAsARefusal) {
+  SKIP_WITHOUT_ASYNC();
+  std::vector<std::string> missing = UnobservedRules(NativePort().name);
+  std::string s;
+  for (const std::string& m : missing) s += " " + m;
+  EXPECT_TRUE(missing.empty()) << "rules never observed as a refusal on " << NativePort().name << ":" << s
+                               << " (run the whole suite, unfiltered)";
+}
+
+}  // namespace
+}  // namespace safepoint::conformance
