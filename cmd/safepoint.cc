@@ -2,6 +2,10 @@
 //
 //   safepoint experiment [--arch=A] [--deadline=SECONDS] [--omit-stack-check]
 //       the chapter's experiment of 9.7.1, six lines in its wording
+//   safepoint sweep [--arch=A] [--program=FILE] [--runtimesecret] [--mutate=M]
+//       preempts at every instruction of every function, one at a time;
+//       prints counts per outcome; fails on any disagreement with the
+//       decision oracle or any change of the program's end state
 //   safepoint run [--arch=A] [--gomaxprocs=N] [--godebug=S] FILE
 //       runs a program description's main.main and prints its globals
 //   safepoint help
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "cmd/experiment.h"
+#include "cmd/sweep.h"
 #include "platforms/native.h"
 #include "runtime/runtime.h"
 
@@ -40,12 +45,17 @@ constexpr FlagDef kFlags[] = {
     {"omit-stack-check", "", "experiment: the mutation with no stack-check prologues", true},
     {"gomaxprocs", "1", "run: the number of Ps", false},
     {"godebug", "", "run: the GODEBUG value", false},
+    {"program", "", "sweep: a program description file (default: the built-in program)", false},
+    {"runtimesecret", "", "sweep: run under GOEXPERIMENT=runtimesecret", true},
+    {"mutate", "", "sweep: a mutation to show the sweep fails (skip-unsafe-point, skip-nosplit, no-restart, drop-register)",
+     false},
 };
 
 int Usage(FILE* f) {
   fprintf(f,
-          "usage: safepoint experiment|run|help [flags] [FILE]\n"
+          "usage: safepoint experiment|sweep|run|help [flags] [FILE]\n"
           "  experiment   the chapter's 9.7.1 experiment on this port\n"
+          "  sweep        preempt at every instruction; check the oracle and the end state\n"
           "  run FILE     run a program description's main.main\n"
           "flags:\n");
   for (const FlagDef& d : kFlags) fprintf(f, "  --%-18s %s (default \"%s\")\n", d.name, d.help, d.def);
@@ -164,6 +174,41 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
   return 0;
 }
 
+bool ReadFile(const std::string& path, std::string* out) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::stringstream text;
+  text << in.rdbuf();
+  *out = text.str();
+  return true;
+}
+
+int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
+  if (!args.empty()) return Bad("sweep takes no arguments (use --program=FILE)");
+  SweepOptions opts;
+  if (!flags.at("program").empty() && !ReadFile(flags.at("program"), &opts.program))
+    return Bad("cannot read " + flags.at("program"));
+  opts.runtime.runtimesecret = flags.at("runtimesecret") == "1";
+  const std::string& m = flags.at("mutate");
+  if (m == "skip-unsafe-point") {
+    opts.runtime.mutate_skip_rule = Reason::kUnsafePoint;
+  } else if (m == "skip-nosplit") {
+    opts.runtime.mutate_skip_rule = Reason::kNosplit;
+  } else if (m == "no-restart") {
+    opts.runtime.mutate_no_restart = true;
+  } else if (m == "drop-register") {
+    opts.runtime.mutate_drop_register = true;
+  } else if (!m.empty()) {
+    return Bad("--mutate=" + m + ": want skip-unsafe-point, skip-nosplit, no-restart or drop-register");
+  }
+  SweepResult r;
+  std::string err;
+  if (!Sweep(opts, &r, &err)) return Bad("sweep: " + err);
+  printf("sweep (%s): %s\n", std::string(NativePort().name).c_str(), r.Summary().c_str());
+  for (const std::string& f : r.failures) printf("  FAIL %s\n", f.c_str());
+  return r.ok() ? 0 : 1;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -178,10 +223,12 @@ int Main(int argc, char** argv) {
   std::map<std::string, std::string> flags;
   std::vector<std::string> args;
   std::string err;
-  if (cmd != "experiment" && cmd != "run") return Bad("unknown subcommand '" + cmd + "' (experiment, run, help)");
+  if (cmd != "experiment" && cmd != "run" && cmd != "sweep")
+    return Bad("unknown subcommand '" + cmd + "' (experiment, sweep, run, help)");
   if (!ParseFlags(argc, argv, 2, &flags, &args, &err)) return Bad(err);
   if (!CheckArch(flags["arch"], &err)) return Bad(err);
   if (cmd == "experiment") return Experiment(flags, args);
+  if (cmd == "sweep") return SweepCmd(flags, args);
   return Run(flags, args);
 }
 

@@ -10,7 +10,7 @@ const char* RuleName(Rule r) {
 }
 
 const char* VerdictName(Verdict v) {
-  static const char* const names[] = {"refused", "accepted", "restarted", "restarted-at-entry"};
+  static const char* const names[] = {"refused", "accepted", "restarted", "restarted-at-entry", "not wanted"};
   return names[static_cast<int>(v)];
 }
 
@@ -107,11 +107,25 @@ Expect Decide(const PortModel& port, const State& state, const Position& pos) {
   // Before the body and in the morestack path (entered from the prologue)
   // no region of the function is open yet.
   if (pos.fn != nullptr) reg = RegionsBefore(*pos.fn, pos.op >= 0 ? pos.op : 0);
+  if (pos.stub && pos.prog != nullptr) {
+    // A stub runs in the state of the operation that calls it (the
+    // oracle's programs call each region service from one place).
+    for (const ir::Function& f : pos.prog->funcs) {
+      bool found = false;
+      for (size_t i = 0; i < f.body.size() && !found; i++)
+        if (f.body[i].op == ir::Op::kService && f.body[i].service == pos.service) {
+          reg = RegionsBefore(f, static_cast<int>(i));
+          found = true;
+        }
+      if (found) break;
+    }
+  }
   // canPreemptM, in its order.
   if (reg.locks > 0) return refuse(Rule::kMLocks);
   if (reg.mallocing > 0) return refuse(Rule::kMMallocing);
   if (reg.preemptoff > 0) return refuse(Rule::kMPreemptoff);
-  if (!state.p_running || reg.syscall > 0) return refuse(Rule::kPNotRunning);
+  if (reg.syscall > 0) return {Verdict::kNotWanted, Rule::kNone};
+  if (!state.p_running) return refuse(Rule::kPNotRunning);
   if (state.runtimesecret && reg.secret > 0) return refuse(Rule::kSecret);
   if (!state.stack_ok) return refuse(Rule::kStack);
   if (pos.stub) return refuse(Rule::kAsm);  // the runtime's service stubs are assembly
@@ -134,7 +148,8 @@ Expect Decide(const PortModel& port, const State& state, const Position& pos) {
   }
   if (IsRuntimePackage(pos.op >= 0 ? InnermostPackage(f, pos.op) : f.package)) return refuse(Rule::kRuntimePkg);
   if (f.restart_at_entry) return {Verdict::kRestartAtEntry, Rule::kNone};
-  if (port.has_regtmp && in && ExpandsThroughRegtmp(*in)) return {Verdict::kRestart, Rule::kNone};
+  if (port.has_regtmp && in && ExpandsThroughRegtmp(*in))
+    return {Verdict::kRestart, Rule::kNone, in->op != ir::Op::kDumpRegs && in->op != ir::Op::kVDump};
   return {Verdict::kAccept, Rule::kNone};
 }
 

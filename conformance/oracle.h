@@ -38,7 +38,9 @@ enum class Rule {
 };
 const char* RuleName(Rule r);  // "m.locks", "unsafe-point", ...
 
-enum class Verdict { kRefuse, kAccept, kRestart, kRestartAtEntry };
+// kNotWanted: no decision is taken at all, because wantAsyncPreempt is
+// false (the goroutine is in a system call, not _Grunning).
+enum class Verdict { kRefuse, kAccept, kRestart, kRestartAtEntry, kNotWanted };
 const char* VerdictName(Verdict v);
 
 struct PortModel {
@@ -54,6 +56,10 @@ bool ModelFor(const std::string& port, PortModel* out);
 struct Position {
   const ir::Function* fn = nullptr;  // nullptr: not in any function of the program
   bool stub = false;     // in a runtime service stub (assembly)
+  // For a stub: the program and the service it implements; the state in
+  // the stub is the state at the operations that call it.
+  const ir::Program* prog = nullptr;
+  ir::Service service = ir::Service::kCount;
   int op = -1;           // index in fn->body; -1: before the body or after it
   bool after_body = false;   // op == -1 and past the body: the morestack path
   int insn_in_fn = 0;    // machine instruction index from the function's entry
@@ -72,6 +78,10 @@ struct State {
 struct Expect {
   Verdict verdict;
   Rule rule;  // for kRefuse
+  // For kRestart: the operation is one restartable sequence, so the resume
+  // PC is the operation's first instruction (else it is some sequence start
+  // within the operation).
+  bool single_sequence = false;
 };
 
 Expect Decide(const PortModel& port, const State& state, const Position& pos);

@@ -63,7 +63,7 @@ int Generate(const std::string& port) {
     Banner("amd64");
     Amd64Function(kAmd64Port, "sp_asyncPreempt", false);
     Amd64Function(kAmd64Port, "sp_asyncPreempt_simd", true);
-    Amd64Function(kAmd64Port, "sp_asyncPreempt_drop1", false, kAmd64Port.ir_regs[1]);
+    Amd64Function(kAmd64Port, "sp_asyncPreempt_drop1", false, kAmd64Port.ir_regs[3]);
   } else if (port == "arm64" || port == "loong64") {
     // No layout table yet: the runtime treats the port as having no
     // asynchronous preemption and never injects these.

@@ -100,6 +100,7 @@ bool ParseGodebug(const std::string& s, Debug* out, std::string* err) {
 
 Runtime::Runtime(RuntimeOptions opts)
     : opts_(std::move(opts)),
+      events_(opts_.event_capacity),
       globals_(new std::atomic<uint64_t>[ir::kGlobals]),
       vdump_(new uint8_t[ir::kVDumpAreas * kVDumpBytes]()) {
   for (int i = 0; i < ir::kGlobals; i++) globals_[i].store(0);

@@ -193,6 +193,7 @@ struct RuntimeOptions {
   bool sysmon = true;           // run the sysmon thread
   Clock* clock = nullptr;       // sysmon's clock; nullptr: CLOCK_MONOTONIC
   bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
+  size_t event_capacity = 1 << 17;   // events kept; more are counted as dropped
   size_t initial_stack = kStackMin;
   bool omit_stack_check = false;  // mutation: emit no prologue checks (see EmitEnv)
   bool runtimesecret = false;     // GOEXPERIMENT=runtimesecret: refuse inside secret regions
@@ -201,7 +202,7 @@ struct RuntimeOptions {
   // skip one refusal rule (a Reason), or do not rewind restarts.
   Reason mutate_skip_rule = Reason::kNone;
   bool mutate_no_restart = false;
-  bool mutate_drop_register = false;  // asyncPreempt that does not save IR register r1
+  bool mutate_drop_register = false;  // asyncPreempt that does not save IR register r3
   // The port's preemptMSupported, overridable to run a port as if it had
   // no asynchronous preemption (js/wasm, Plan 9).
   bool preempt_m_supported = true;

@@ -1,0 +1,91 @@
+// Conformance: the exhaustive sweep on this port. Every instruction of every
+// function of the built-in program is preempted once by armed delivery; the
+// runtime's verdict must be the decision oracle's and the end state must be
+// the unpreempted run's. Then each mechanism is broken on purpose and the
+// sweep must notice: it is the suite's own proof that it can fail.
+#include <gtest/gtest.h>
+
+#include "cmd/sweep.h"
+#include "platforms/native.h"
+
+namespace safepoint {
+namespace {
+
+bool AsyncMissing() { return !NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty(); }
+
+SweepResult RunSweep(RuntimeOptions ro) {
+  SweepOptions opts;
+  opts.runtime = std::move(ro);
+  SweepResult r;
+  std::string err;
+  EXPECT_TRUE(Sweep(opts, &r, &err)) << err;
+  return r;
+}
+
+std::string Failures(const SweepResult& r) {
+  std::string s;
+  for (const std::string& f : r.failures) s += "\n  " + f;
+  return s;
+}
+
+TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  SweepResult r = RunSweep({});
+  EXPECT_TRUE(r.ok()) << r.Summary() << Failures(r);
+  EXPECT_GT(r.accepted, 50u) << r.Summary();
+  EXPECT_GT(r.instructions, r.not_reached * 4) << "most instructions are reached: " << r.Summary();
+  for (const char* rule : {"asm", "m.locks", "m.mallocing", "m.preemptoff", "nosplit", "not-go", "runtime-package",
+                           "unsafe-point"})
+    EXPECT_GT(r.refused[rule], 0u) << rule << " never refused: " << r.Summary();
+  EXPECT_GT(r.restarted_at_entry, 0u);
+  if (!NativePort().regtmp_reg.empty()) EXPECT_GT(r.restarted, 0u) << "REGTMP sequences restart: " << r.Summary();
+}
+
+TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.runtimesecret = true;
+  SweepResult r = RunSweep(ro);
+  EXPECT_TRUE(r.ok()) << r.Summary() << Failures(r);
+  EXPECT_GT(r.refused["secret"], 0u) << r.Summary();
+}
+
+// Mutations: a rule skipped, a register not saved, restarts not rewound.
+TEST(Sweep, CatchesASkippedUnsafePointRule) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutate_skip_rule = Reason::kUnsafePoint;
+  EXPECT_GT(RunSweep(ro).disagreements, 0u);
+}
+TEST(Sweep, CatchesASkippedNosplitRule) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutate_skip_rule = Reason::kNosplit;
+  EXPECT_GT(RunSweep(ro).disagreements, 0u);
+}
+TEST(Sweep, CatchesARegisterNotSaved) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutate_drop_register = true;
+  EXPECT_GT(RunSweep(ro).state_diffs, 0u);
+}
+TEST(Sweep, CatchesARestartNotRewound) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  if (NativePort().regtmp_reg.empty()) GTEST_SKIP() << "port " << NativePort().name << " has no REGTMP, so no restarts";
+  RuntimeOptions ro;
+  ro.mutate_no_restart = true;
+  SweepResult r = RunSweep(ro);
+  EXPECT_GT(r.disagreements + r.state_diffs + r.run_errors, 0u) << r.Summary();
+}
+
+TEST(Sweep, AMalformedProgramIsReported) {
+  SweepOptions opts;
+  opts.program = "func main.main\n  frobnicate r1\nend\n";
+  SweepResult r;
+  std::string err;
+  EXPECT_FALSE(Sweep(opts, &r, &err));
+  EXPECT_NE(err.find("unknown operation 'frobnicate'"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace safepoint
