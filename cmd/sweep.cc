@@ -222,12 +222,36 @@ oracle::Position PositionOf(const ir::Program& prog, const FuncTable& t, size_t 
   return pos;
 }
 
+}  // namespace
+
 uint32_t OpStart(const FuncTable& t, size_t k) {
   while (k > 0 && t.insn_op[k - 1] == t.insn_op[k] && t.Find(t.insns[k - 1]) == t.Find(t.insns[k])) k--;
   return t.insns[k];
 }
 
-}  // namespace
+bool ExpectAt(const ir::Program& prog, const FuncTable& table, size_t k, bool runtimesecret, oracle::Expect* out) {
+  oracle::PortModel model;
+  if (!oracle::ModelFor(std::string(NativePort().name), &model)) return false;
+  oracle::State state;
+  state.runtimesecret = runtimesecret;
+  *out = oracle::Decide(model, state, PositionOf(prog, table, k));
+  return true;
+}
+
+bool Agrees(const oracle::Expect& x, bool accepted, uintptr_t pc, uintptr_t resume, Reason reason, uintptr_t op_start,
+            uintptr_t entry) {
+  if (!accepted) return x.verdict == oracle::Verdict::kRefuse && std::string(ReasonName(reason)) == oracle::RuleName(x.rule);
+  switch (x.verdict) {
+    case oracle::Verdict::kAccept:
+      return resume == pc;
+    case oracle::Verdict::kRestart:
+      return resume <= pc && resume >= op_start && pc - resume <= 20 && (!x.single_sequence || resume == op_start);
+    case oracle::Verdict::kRestartAtEntry:
+      return resume == entry;
+    default:
+      return false;
+  }
+}
 
 bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
   const std::string& text = opts.program.empty() ? BuiltinSweepProgram() : opts.program;
@@ -290,7 +314,7 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
       continue;
     }
     oracle::Position pos = PositionOf(prog, table, k);
-    oracle::Expect x = oracle::Decide(model, state, pos);
+    oracle::Expect x = oracle::Decide(model, state, pos);  // == ExpectAt(prog, table, k, ...)
     std::string got, wanted = oracle::VerdictName(x.verdict);
     if (x.verdict == oracle::Verdict::kRefuse) wanted += std::string(" (") + oracle::RuleName(x.rule) + ")";
     bool agree = false;
@@ -299,34 +323,15 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     } else if (not_wanted) {
       got = "not wanted";
       agree = x.verdict == oracle::Verdict::kNotWanted;
-    } else if (!accepted) {
-      got = std::string("refused (") + ReasonName(reason) + ")";
-      agree = x.verdict == oracle::Verdict::kRefuse && std::string(ReasonName(reason)) == oracle::RuleName(x.rule);
-      if (agree) out->refused[ReasonName(reason)]++;
     } else {
       uintptr_t op_start = rt.code_base() + OpStart(table, k);
-      got = resume == pc ? "accepted" : "restarted";
-      switch (x.verdict) {
-        case oracle::Verdict::kAccept:
-          agree = resume == pc;
-          if (agree) out->accepted++;
-          break;
-        case oracle::Verdict::kRestart:
-          // Back to the start of the sequence: within the operation, at or
-          // before the PC, at most 20 bytes back; strictly before the PC
-          // inside an operation that is one sequence.
-          agree = resume <= pc && resume >= op_start && pc - resume <= 20 &&
-                  (!x.single_sequence || resume == op_start);
-          if (agree) out->restarted++;
-          break;
-        case oracle::Verdict::kRestartAtEntry:
-          got = "restarted at +" + std::to_string(resume - rt.code_base());
-          agree = resume == rt.code_base() + f->entry;
-          if (agree) out->restarted_at_entry++;
-          break;
-        default:
-          break;
-      }
+      got = !accepted ? std::string("refused (") + ReasonName(reason) + ")"
+                      : resume == pc ? "accepted" : "resumed at +" + std::to_string(resume - rt.code_base());
+      agree = Agrees(x, accepted, pc, resume, reason, op_start, rt.code_base() + f->entry);
+      if (agree && !accepted) out->refused[ReasonName(reason)]++;
+      if (agree && accepted && x.verdict == oracle::Verdict::kAccept) out->accepted++;
+      if (agree && accepted && x.verdict == oracle::Verdict::kRestart) out->restarted++;
+      if (agree && accepted && x.verdict == oracle::Verdict::kRestartAtEntry) out->restarted_at_entry++;
     }
     if (!agree) {
       out->disagreements++;

@@ -37,6 +37,16 @@ struct SweepResult {
   std::string Summary() const;
 };
 
+// The oracle's expectation for instruction k of a loaded program, from the
+// line table only (also used by the benchmark).
+namespace oracle { struct Expect; }
+bool ExpectAt(const ir::Program& prog, const FuncTable& table, size_t k, bool runtimesecret, oracle::Expect* out);
+// Whether a runtime decision (accepted with resume, or refused with reason)
+// at instruction k is the expected one; op_start is the op's first PC.
+bool Agrees(const oracle::Expect& x, bool accepted, uintptr_t pc, uintptr_t resume, Reason reason, uintptr_t op_start,
+            uintptr_t entry);
+uint32_t OpStart(const FuncTable& t, size_t k);
+
 // The built-in program: every IR operation kind, all registers live.
 const std::string& BuiltinSweepProgram();
 

@@ -113,8 +113,7 @@ TEST(Coop_9_7_3, StackPreemptSentinel) {
 TEST(Coop_9_7_3, PrologueCheckFailsOnRequest) {
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
-    EXPECT_TRUE(rt.preemptone(SpinP(rt), Source::kTest));
-    EXPECT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kPreemptSync) >= 1; }));
+    EXPECT_TRUE(RequestUntil(rt, SpinP(rt), [&] { return CountNow(rt, Ev::kPreemptSync) >= 1; }));
     rt.set_global(kStop1, 1);
   });
   ASSERT_TRUE(o.ok) << o.error;
@@ -159,13 +158,12 @@ TEST(Coop_9_7_3, LoopCallingNonLeafIsPreempted) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     for (int i = 0; i < 5; i++) {
       size_t before = CountNow(rt, Ev::kPreemptSync);
-      rt.preemptone(SpinP(rt), Source::kTest);
-      ASSERT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kPreemptSync) > before; }));
+      ASSERT_TRUE(RequestUntil(rt, SpinP(rt), [&] { return CountNow(rt, Ev::kPreemptSync) > before; }));
     }
     rt.set_global(kStop1, 1);
   });
   ASSERT_TRUE(o.ok) << o.error;
-  EXPECT_EQ(o.Count(Ev::kPreemptSync, kFirstG), 5u);
+  EXPECT_GE(o.Count(Ev::kPreemptSync, kFirstG), 5u);
 }
 
 // --- newstack defers when canPreemptM fails; releasem re-arms ------------
@@ -194,19 +192,19 @@ void ExpectDeferral(const Region& r) {
     ASSERT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kDeferred, r.reason) >= 1; }));
     for (int i = 0; i < kRequests; i++) {
       size_t before = CountNow(rt, Ev::kDeferred, r.reason);
-      bool requested = rt.preemptone(SpinP(rt), Source::kTest);
-      if (requested) {
-        ASSERT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kDeferred, r.reason) > before; }));
+      if (rt.preemptone(SpinP(rt), Source::kTest)) {
+        ASSERT_TRUE(RequestUntil(rt, SpinP(rt), [&] { return CountNow(rt, Ev::kDeferred, r.reason) > before; }));
       }
       ASSERT_TRUE(Advances(rt, kCount1)) << "a deferred goroutine keeps running";
     }
     sync_in_region = CountNow(rt, Ev::kPreemptSync);
     rt.set_global(kStop1, 1);  // leave the region
-    if (!r.rearms) {
+    if (r.rearms) {
+      ASSERT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kPreemptSync) >= 1; })) << "re-armed on leaving";
+    } else {
       ASSERT_TRUE(Advances(rt, kCount2));
-      rt.preemptone(SpinP(rt), Source::kTest);
+      ASSERT_TRUE(RequestUntil(rt, SpinP(rt), [&] { return CountNow(rt, Ev::kPreemptSync) >= 1; }));
     }
-    ASSERT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kPreemptSync) >= 1; }));
     rt.set_global(kStop2, 1);
   });
   ASSERT_TRUE(o.ok) << o.error;
@@ -293,7 +291,7 @@ func main.spin frame=16
 )") + Loop("loop", kCallNonleaf, kStop1, kCount1) + "  handshake 2\n  ret\nend\n" + kCallees;
   Outcome o = RunScenario(prog, std::move(opts), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
-    rt.preemptone(SpinP(rt), Source::kTest);
+    ASSERT_TRUE(RequestUntil(rt, SpinP(rt), [&] { return CountNow(rt, Ev::kPreemptSync) >= 1; }));
   });
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_EQ(callbacks.load(), 1);

@@ -41,6 +41,19 @@ inline RuntimeOptions TestOptions() {
   return o;
 }
 
+// Requests preemption of the goroutine on pp until pred holds. A request can
+// be lost, as in Go: newstack's deferral and execute() write stackguard0
+// back after reading it, so one that lands in between is dropped and the
+// requester asks again.
+inline bool RequestUntil(Runtime& rt, P* pp, const std::function<bool()>& pred, Source src = Source::kTest) {
+  int polls = 0;
+  return WaitFor([&] {
+    if (pred()) return true;
+    if (polls++ % 20 == 0) rt.preemptone(pp, src);
+    return false;
+  });
+}
+
 struct Outcome {
   bool ok = false;
   std::string error;

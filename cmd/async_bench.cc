@@ -1,0 +1,214 @@
+// Benchmark of armed, fully checked asynchronous preemptions per second on
+// the port this binary runs on, next to the machine's own ceiling measured
+// in the same run: a bare trap-plus-SIGURG round trip on a code page.
+//
+// Fully checked: an instruction of the body is armed; it traps; the trap
+// handler raises the request and sends a real SIGURG through preemptM;
+// isAsyncSafePoint decides and the decision is compared with the oracle's;
+// if accepted, asyncPreempt, asyncPreempt2 on g0, the goroutine goes through
+// the scheduler and resumes; then the body's end state is compared with the
+// unpreempted run's, and the next instruction is armed. One long-running
+// program does all of it (a fresh runtime per preemption would measure
+// runtime start-up instead).
+//
+// A benchmark, not a test: it prints figures and asserts nothing.
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cmd/sweep.h"
+#include "conformance/oracle.h"
+#include "platforms/native.h"
+#include "runtime/code_page.h"
+
+namespace safepoint {
+namespace {
+
+using Ctx = NativeContext;
+
+// --- the ceiling -----------------------------------------------------------
+
+struct Bare {
+  CodePage* page;
+  uint32_t off;
+  uint8_t saved[16];
+  size_t len;
+  long urgs;
+} g_bare;
+
+void BareTrap(int, siginfo_t*, void* p) {
+  auto* uc = static_cast<ucontext_t*>(p);
+  uintptr_t at = Ctx::pc(uc) - NativePort().pc_after_trap;
+  g_bare.page->Patch(g_bare.off, g_bare.saved, g_bare.len);
+  Ctx::set_pc(uc, at);
+  syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGURG);
+}
+void BareUrg(int, siginfo_t*, void*) { g_bare.urgs++; }
+
+double CeilingPerSecond(int n) {
+  const PortInfo& port = NativePort();
+  ProbeCode code = port.counting(16);
+  std::string err;
+  auto page = CodePage::Create(code.bytes, &err);
+  if (!page) return -1;
+  struct sigaction sa = {}, old_trap, old_urg;
+  sa.sa_sigaction = BareTrap;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGURG);
+  sigaction(SIGTRAP, &sa, &old_trap);
+  sa.sa_sigaction = BareUrg;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGURG, &sa, &old_urg);
+  auto f = page->as<int (*)()>(code.entry);
+  g_bare = {page.get(), 0, {}, port.breakpoint.size(), 0};
+  int64_t t0 = MonotonicNanos();
+  for (int i = 0; i < n; i++) {
+    g_bare.off = code.insns[1 + i % 16];
+    page->Read(g_bare.off, g_bare.saved, g_bare.len);
+    page->Patch(g_bare.off, port.breakpoint.data(), port.breakpoint.size());
+    f();
+  }
+  double secs = static_cast<double>(MonotonicNanos() - t0) / 1e9;
+  sigaction(SIGTRAP, &old_trap, nullptr);
+  sigaction(SIGURG, &old_urg, nullptr);
+  return g_bare.urgs / secs;
+}
+
+// --- fully checked preemptions ----------------------------------------------
+
+const char* kProgram = R"(
+func main.main frame=16
+  callback 0
+loop:
+  call main.body
+  callback 1
+  ld r1, g[0]
+  jz r1, loop
+  ret
+end
+func main.body frame=16
+  fillregs 300
+  addi r1, 5
+  muli r2, 7
+  add r3, r2
+  mov r4, r3
+  ld r5, g[3]
+  st g[4], r5
+  atomic_add g[5], r6
+  inline runtime.add
+  addi r7, 1
+  endinline
+  addi r8, 100000
+  dumpregs 20
+  ret
+end
+)";
+
+struct Checked {
+  long preemptions = 0, accepted = 0, disagreements = 0, state_diffs = 0;
+  double secs = 0;
+};
+
+Checked FullyChecked(int n) {
+  Checked c;
+  ir::Program prog;
+  std::string err;
+  if (!ir::ParseProgram(kProgram, &prog, &err)) return c;
+  // The unpreempted end state of one body run.
+  uint64_t want[ir::kPortableRegs];
+  {
+    RuntimeOptions o;
+    o.sysmon = false;
+    o.callbacks = {[](Runtime&, G*) {}, [](Runtime& rt, G*) { rt.set_global(0, 1); }};
+    Runtime rt(std::move(o));
+    if (!rt.Load(prog, &err) || !rt.Run("main.main", &err)) return c;
+    for (int i = 0; i < ir::kPortableRegs; i++) want[i] = rt.global(20 + i);
+  }
+  RuntimeOptions o;
+  o.sysmon = false;
+  o.event_capacity = 1 << 12;
+  std::vector<size_t> body_insns;
+  std::vector<oracle::Expect> expect;
+  size_t next = 0;
+  size_t armed_k = 0;
+  int64_t t0 = 0;
+  size_t seen_events = 0;
+  auto arm_next = [&](Runtime& rt) {
+    armed_k = body_insns[next++ % body_insns.size()];
+    std::string e;
+    rt.Arm(rt.table().insns[armed_k], &e);
+  };
+  o.callbacks = {
+      [&](Runtime& rt, G*) {
+        const FuncInfo* f = rt.table().Find("main.body");
+        for (size_t k = 0; k < rt.table().insns.size(); k++) {
+          uint32_t off = rt.table().insns[k];
+          if (off < f->entry || off >= f->end || f->tail.contains(off)) continue;
+          body_insns.push_back(k);
+        }
+        expect.resize(rt.table().insns.size());
+        for (size_t k : body_insns) ExpectAt(prog, rt.table(), k, false, &expect[k]);
+        t0 = MonotonicNanos();
+        arm_next(rt);
+      },
+      [&](Runtime& rt, G*) {
+        // The decision for the armed instruction, then the end state.
+        uintptr_t pc = rt.code_base() + rt.table().insns[armed_k];
+        std::vector<Event> evs = rt.events().Snapshot();
+        bool found = false;
+        for (size_t i = seen_events; i < evs.size(); i++) {
+          const Event& e = evs[i];
+          if (e.pc != pc || (e.kind != Ev::kAsyncAccept && e.kind != Ev::kAsyncRefuse)) continue;
+          bool acc = e.kind == Ev::kAsyncAccept;
+          const FuncInfo* f = rt.table().Find("main.body");
+          if (!Agrees(expect[armed_k], acc, pc, static_cast<uintptr_t>(e.arg), e.reason,
+                      rt.code_base() + OpStart(rt.table(), armed_k), rt.code_base() + f->entry))
+            c.disagreements++;
+          c.accepted += acc;
+          found = true;
+        }
+        if (found) c.preemptions++;
+        rt.events().Clear();
+        seen_events = 0;
+        for (int i = 0; i < ir::kPortableRegs; i++) c.state_diffs += rt.global(20 + i) != want[i];
+        rt.set_global(5, 0);  // atomic_add's target: every body run starts from the same memory
+        if (c.preemptions >= n) {
+          c.secs = static_cast<double>(MonotonicNanos() - t0) / 1e9;
+          rt.set_global(0, 1);
+          return;
+        }
+        arm_next(rt);
+      },
+  };
+  Runtime rt(std::move(o));
+  if (!rt.Load(prog, &err) || !rt.Run("main.main", &err)) fprintf(stderr, "async_bench: %s\n", err.c_str());
+  return c;
+}
+
+}  // namespace
+}  // namespace safepoint
+
+int main(int argc, char** argv) {
+  using namespace safepoint;
+  int n = argc > 1 ? atoi(argv[1]) : 20000;
+  if (n < 100) n = 100;
+  const char* emu = getenv("SAFEPOINT_EMULATOR");
+  printf("async_bench: port %s, %s\n", std::string(NativePort().name).c_str(), emu && *emu ? emu : "native");
+  if (!NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty()) {
+    printf("  port declares asynchronous preemption missing: nothing to measure\n");
+    return 0;
+  }
+  double ceiling = CeilingPerSecond(n);
+  Checked c = FullyChecked(n);
+  double rate = c.secs > 0 ? c.preemptions / c.secs : 0;
+  printf("  bare trap + SIGURG round trips (ceiling)   %10.0f /s\n", ceiling);
+  printf("  armed preemptions, fully checked           %10.0f /s  (%.2f of the ceiling; %ld checked, %ld accepted)\n",
+         rate, rate / ceiling, c.preemptions, c.accepted);
+  printf("  disagreements with the oracle %ld, end-state differences %ld\n", c.disagreements, c.state_diffs);
+  return c.disagreements || c.state_diffs ? 1 : 0;
+}
