@@ -103,7 +103,9 @@ void Runtime::InitAsync() {
   // A port without an asyncPreempt layout table has no asyncPreempt to inject.
   async_supported_ = port.has(kCapAsyncPreemption) && !port.saved_regs.empty() && opts_.preempt_m_supported;
   bool simd = opts_.simd && port.xscratch_bytes_simd > port.xscratch_bytes;
-  if (simd && port.name == "amd64" && !__builtin_cpu_supports("avx")) simd = false;
+#if defined(__x86_64__)
+  if (simd && !__builtin_cpu_supports("avx")) simd = false;  // YMM needs AVX (QEMU has no AVX-512)
+#endif
   async_preempt_entry_ = reinterpret_cast<uintptr_t>(simd ? &sp_asyncPreempt_simd : &sp_asyncPreempt);
   if (opts_.mutate_drop_register) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1);
   xstate_bytes_ = simd ? port.xscratch_bytes_simd : port.xscratch_bytes;
