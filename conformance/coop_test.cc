@@ -313,17 +313,20 @@ TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
   opts.gomaxprocs = 2;
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
-    P* idle = nullptr;
+    // The idle P's M may wake for a moment (and hold the P with no G:
+    // that is the g0 skip); ask until the no-M case has been seen.
     ASSERT_TRUE(WaitFor([&] {
       for (int i = 0; i < 2; i++)
-        if (rt.p(i)->m.load() == nullptr && rt.p(i)->status.load() == _Pidle) idle = rt.p(i);
-      return idle != nullptr;
+        if (rt.p(i)->m.load() == nullptr && rt.p(i)->status.load() == _Pidle) {
+          EXPECT_FALSE(rt.preemptone(rt.p(i), Source::kTest));
+          return rt.events().Count(Ev::kSkip, Reason::kNoM) >= 1;
+        }
+      return false;
     }));
-    EXPECT_FALSE(rt.preemptone(idle, Source::kTest));
     rt.set_global(kStop1, 1);
   });
   ASSERT_TRUE(o.ok) << o.error;
-  EXPECT_EQ(o.Count(Ev::kSkip, -1, Reason::kNoM), 1u);
+  EXPECT_GE(o.Count(Ev::kSkip, -1, Reason::kNoM), 1u);
   EXPECT_EQ(o.Count(Ev::kRequest), 0u);
 }
 
