@@ -484,13 +484,13 @@ end
 // state must hold exactly those, in the port's documented layout, and after
 // resumption the code reads them back unchanged. Mismatches are reported
 // all at once, by register name.
-TEST(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
-  SKIP_WITHOUT_ASYNC();
+void ExpectSaveArea(bool simd) {
   const PortInfo& port = NativePort();
   constexpr int64_t kSeed = 0x5100, kVSeed = 77, kFlags = 0x8C5;
   std::vector<std::string> frame_bad, x_bad;
   int inspections = 0;
   RuntimeOptions opts = TestOptions();
+  opts.simd = simd;
   opts.on_async_preempt = [&](Runtime&, G* gp) {
     inspections++;
     const uint8_t* frame = reinterpret_cast<const uint8_t*>(gp->sched.sp);
@@ -508,7 +508,8 @@ TEST(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
         memcpy(&v, frame + r.offset, 8);
         if ((v & 0x8D5) != (kFlags & 0x8D5)) frame_bad.push_back(std::string(r.name));
       }
-      if (r.kind == SavedReg::kVector && !r.simd_only) {
+      if (r.kind == SavedReg::kVector && r.simd_only == simd) {
+        // vfill writes the low 128 bits of each vector register.
         int idx = static_cast<int>(r.offset / r.size);
         uint64_t lo, hi;
         memcpy(&lo, gp->xstate.get() + r.offset, 8);
@@ -545,6 +546,27 @@ TEST(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
   }
   EXPECT_TRUE(after_bad.empty()) << "changed across the preemption: " << join(after_bad);
   EXPECT_EQ(a.o.Count(Ev::kXRegAlloc, kMainG), 1u);
+  for (const Event& e : a.o.events)
+    if (e.kind == Ev::kXRegAlloc)
+      EXPECT_EQ(e.arg, static_cast<int64_t>(simd ? port.xscratch_bytes_simd : port.xscratch_bytes));
+}
+
+TEST(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectSaveArea(false);
+}
+
+// Under the simd setting the wide vector state is saved (amd64: Y0-Y15, on a
+// CPU with AVX; QEMU's Haswell model has it, AVX-512 it has not).
+TEST(Async_9_7_5, SaveAreaUnderSimd) {
+  SKIP_WITHOUT_ASYNC();
+  const PortInfo& port = NativePort();
+  if (port.xscratch_bytes_simd <= port.xscratch_bytes)
+    GTEST_SKIP() << "port " << port.name << " has no wider vector state under simd";
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx")) GTEST_SKIP() << "this CPU has no AVX: the simd setting saves XMM only";
+#endif
+  ExpectSaveArea(true);
 }
 
 // The extended state is allocated the first time a G is preempted
