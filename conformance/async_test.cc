@@ -400,7 +400,10 @@ TEST(Async_9_7_5, ASignalWithoutARequestChangesNothing) {
   opts.callbacks.resize(2);
   opts.callbacks[0] = [](Runtime&, G*) {};
   opts.callbacks[1] = [](Runtime&, G* gp) { syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG); };
-  std::string prog = Looping("  fillregs 100", "  callback 1\n  addi r1, 1", "  dumpregs 20");
+  // r1 lives in a slot across the callback: a call clobbers every register
+  // (on amd64 r1 is RBX, which C++ happens to preserve; on arm64 X1 is not).
+  std::string prog = Looping("  fillregs 100\n  stslot 8, r1", "  callback 1\n  ldslot r1, 8\n  addi r1, 1\n  stslot 8, r1",
+                             "  dumpregs 20");
   Outcome o = RunScenario(prog, std::move(opts));
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_EQ(o.Count(Ev::kSigNoRequest, -1, Reason::kNoRequest), static_cast<size_t>(kRounds));

@@ -327,7 +327,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
   });
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_GE(o.Count(Ev::kSkip, -1, Reason::kNoM), 1u);
-  EXPECT_EQ(o.Count(Ev::kRequest), 0u);
+  EXPECT_EQ(o.Requests(Source::kTest), 0u);
 }
 
 TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
@@ -338,7 +338,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_EQ(result.load(), 0);
   EXPECT_EQ(o.Count(Ev::kSkip, -1, Reason::kSelf), 1u);
-  EXPECT_EQ(o.Count(Ev::kRequest), 0u);
+  EXPECT_EQ(o.Requests(Source::kTest), 0u);
 }
 
 TEST(Coop_9_7_6, PreemptoneSkipsAnMOnG0) {
@@ -375,7 +375,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAGoroutineInASyscall) {
   });
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_EQ(o.Count(Ev::kSkip, kFirstG, Reason::kSyscall), 10u);
-  EXPECT_EQ(o.Count(Ev::kRequest), 0u);
+  EXPECT_EQ(o.Requests(Source::kTest), 0u);
   EXPECT_EQ(o.Count(Ev::kPreemptSync), 0u);
 }
 

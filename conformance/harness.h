@@ -66,6 +66,12 @@ struct Outcome {
     return n;
   }
   const FuncInfo* FuncAt(uintptr_t pc) const { return rt->FuncAt(pc); }
+  // Requests from one source (Run's own shutdown asks with Source::kNone).
+  size_t Requests(Source src) const {
+    size_t n = 0;
+    for (const Event& e : events) n += e.kind == Ev::kRequest && e.source == src;
+    return n;
+  }
 };
 
 // Runs `text`'s main.main with `opts`; `driver`, if given, runs on its own

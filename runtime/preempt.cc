@@ -125,8 +125,8 @@ void Runtime::newstack(G* gp) {
     if (why != Reason::kNone) {
       // Not a good time: restore the normal bound and let the goroutine go
       // on. gp.preempt stays set; releasem re-arms stackPreempt.
-      events_.Record(Ev::kDeferred, gp->goid, why, gp->sched.pc);
       gp->stackguard0.store(gp->stack.lo + kStackGuard);
+      events_.Record(Ev::kDeferred, gp->goid, why, gp->sched.pc);
       sp_gogo(&gp->sched);
     }
   }

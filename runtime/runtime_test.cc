@@ -65,5 +65,33 @@ end
   EXPECT_EQ(rt->global(0), 40u * 3 + 1 + 1);
 }
 
+// Recursion outgrows the initial 2 KiB stack: every port's morestack path,
+// newstack and copystack, with the saved return addresses (and, on
+// link-register ports, the LR morestack hands back) surviving each move.
+TEST(Runtime, RecursionGrowsTheStack) {
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  ASSERT_TRUE(RunProgram(R"(
+func main.main
+  movi r0, 200
+  call main.rec
+  st g[0], r0
+  ret
+end
+func main.rec frame=64
+  jz r0, base
+  stslot 0, r0
+  addi r0, -1
+  call main.rec
+  ldslot r1, 0
+  add r0, r1
+base:
+  ret
+end
+)", {}, &rt, &err)) << err;
+  EXPECT_EQ(rt->global(0), 200u * 201 / 2);
+  EXPECT_GE(rt->events().Count(Ev::kGrow), 3u);
+}
+
 }  // namespace
 }  // namespace safepoint

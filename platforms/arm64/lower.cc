@@ -4,10 +4,11 @@
 // scratch for constants, addresses and indirect branches. R18 (the platform
 // register) and R29 are never touched. Frame layout: platforms/arm64/README.md.
 //
-// Unlike amd64, asyncPreempt on arm64 does not save REGTMP, so every
-// sequence below that goes through R27 (constant loads, globals, large
-// immediates, sumregs) is one the function table will have to mark
-// restartable or unsafe once asynchronous preemption arrives.
+// Unlike amd64's R11, REGTMP is not saved by asyncPreempt, so the Lowerer
+// marks every use, by Go's rules: one IR operation expanded through R27 into
+// a constant load and the one instruction that consumes it is a restartable
+// sequence (a preemption inside it resumes at its start); an explicit use
+// (sumregs, usetmp) and the atomic and write-barrier sequences are unsafe.
 #include "platforms/arm64/lower.h"
 
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace {
 
 enum : int {
   X0 = 0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11,
-  X16 = 16, X17 = 17,
+  X12 = 12, X16 = 16, X17 = 17,
   X27 = 27, X28 = 28, X30 = 30,
   kSP = 31,  // register number 31 where the encoding means SP
   kZR = 31,  // ... and where it means XZR
@@ -82,7 +83,13 @@ constexpr uint32_t Adr(int rd) { return 0x10000000u | rd; }
 constexpr uint32_t Br(int rn) { return 0xD61F0000u | rn << 5; }
 constexpr uint32_t Blr(int rn) { return 0xD63F0000u | rn << 5; }
 constexpr uint32_t kRet = 0xD65F03C0u;
-constexpr uint32_t kUdf = 0x00000000u;  // UDF #0, Go's UNDEF on arm64
+constexpr uint32_t Udf(uint32_t imm16) { return imm16 & 0xffff; }  // UDF #0 is Go's UNDEF on arm64
+// LDXR Xt, [Xn]; STXR Ws, Xt, [Xn]; CBNZ Wt (ARMv8.0: cortex-a72 has no LSE atomics).
+constexpr uint32_t Ldxr(int rt, int rn) { return 0xC85F7C00u | rn << 5 | rt; }
+constexpr uint32_t Stxr(int ws, int rt, int rn) { return 0xC8007C00u | ws << 16 | rn << 5 | rt; }
+constexpr uint32_t CbnzW(int rt) { return 0x35000000u | rt; }
+// UDF's immediate for IR operations this port does not lower yet: "SP".
+constexpr uint32_t kUnsupported = 0x5350;
 
 void Branch(Asm& a, uint32_t insn, int label, FixKind kind) {
   a.Insn32(insn);
@@ -141,8 +148,18 @@ void AdjustSP(Asm& a, int64_t delta) {
   if (!AddSubImm(a, kSP, kSP, delta)) __builtin_trap();
 }
 
+// X27 = value, then `insn`, which consumes X27: one restartable sequence.
+void ThroughTmp(Asm& a, uint64_t value, uint32_t insn) {
+  a.BeginRegion(Asm::kRestartable);
+  MovImm(a, kTmp, value);
+  a.Insn32(insn);
+  a.EndRegion();
+}
+
 // Frame slots live above the saved LR in a frame that has one.
 int SlotBase(const FuncCtx& ctx) { return ctx.leaf ? 0 : 8; }
+
+uint64_t Global(const EmitEnv& env, int64_t n) { return env.globals + 8 * static_cast<uint64_t>(n); }
 
 class Arm64Lowerer final : public Lowerer {
  public:
@@ -189,16 +206,12 @@ class Arm64Lowerer final : public Lowerer {
       case Op::kAddi: {
         int64_t imm = static_cast<int32_t>(i.imm);
         int r = kRegs[i.rd];
-        if (!AddSubImm(a, r, r, imm)) {
-          MovImm(a, kTmp, static_cast<uint64_t>(imm));
-          a.Insn32(AddReg(r, r, kTmp));
-        }
+        if (!AddSubImm(a, r, r, imm)) ThroughTmp(a, static_cast<uint64_t>(imm), AddReg(r, r, kTmp));
         break;
       }
       case Op::kMuli: {
         int r = kRegs[i.rd];
-        MovImm(a, kTmp, static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(i.imm))));
-        a.Insn32(Mul(r, r, kTmp));
+        ThroughTmp(a, static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(i.imm))), Mul(r, r, kTmp));
         break;
       }
       case Op::kAdd:
@@ -231,12 +244,10 @@ class Arm64Lowerer final : public Lowerer {
         a.Insn32(kRet);
         break;
       case Op::kLdGlobal:
-        MovImm(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
-        a.Insn32(Ldr(kRegs[i.rd], kTmp, 0));
+        ThroughTmp(a, Global(env, i.imm), Ldr(kRegs[i.rd], kTmp, 0));
         break;
       case Op::kStGlobal:
-        MovImm(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
-        a.Insn32(Str(kRegs[i.rs], kTmp, 0));
+        ThroughTmp(a, Global(env, i.imm), Str(kRegs[i.rs], kTmp, 0));
         break;
       case Op::kLdSlot:
         a.Insn32(Ldr(kRegs[i.rd], kSP, static_cast<uint32_t>(SlotBase(ctx) + i.imm)));
@@ -248,9 +259,69 @@ class Arm64Lowerer final : public Lowerer {
         for (int r = 0; r < ir::kPortableRegs; r++) MovImm(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
         break;
       case Op::kSumRegs:
+        // REGTMP accumulates, as R11 does on amd64: an explicit use.
+        a.BeginRegion(Asm::kUnsafe);
         a.Insn32(MovReg(kTmp, kRegs[0]));
         for (int r = 1; r < ir::kPortableRegs; r++) a.Insn32(AddReg(kTmp, kTmp, kRegs[r]));
         a.Insn32(MovReg(kRegs[i.rd], kTmp));
+        a.EndRegion();
+        break;
+      case Op::kAtomicAdd: {
+        // XADD's semantics, as amd64 lowers it: g[N] += rS, rS = the old
+        // value; an LDXR/STXR loop with X16 (old), X17 (new), W12 (status).
+        int rs = kRegs[i.rs];
+        a.BeginRegion(Asm::kUnsafe);
+        MovImm(a, kTmp, Global(env, i.imm));
+        int retry = a.NewLabel();
+        a.Bind(retry);
+        a.Insn32(Ldxr(X16, kTmp));
+        a.Insn32(AddReg(X17, X16, rs));
+        a.Insn32(Stxr(X12, X17, kTmp));
+        Branch(a, CbnzW(X12), retry, kImm19);
+        a.Insn32(MovReg(rs, X16));
+        a.EndRegion();
+        break;
+      }
+      case Op::kWbStore: {
+        // if (*wbflag) g[63] = rS (the barrier's slow path); g[N] = rS. A
+        // preemption between the flag test and the store could miss a
+        // collection starting: unsafe as a whole.
+        int rs = kRegs[i.rs];
+        a.BeginRegion(Asm::kUnsafe);
+        MovImm(a, kTmp, env.wbflag);
+        a.Insn32(Ldr(X16, kTmp, 0));
+        int skip = a.NewLabel();
+        Branch(a, Cbz(X16), skip, kImm19);
+        MovImm(a, kTmp, Global(env, ir::kGlobals - 1));
+        a.Insn32(Str(rs, kTmp, 0));
+        a.Bind(skip);
+        MovImm(a, kTmp, Global(env, i.imm));
+        a.Insn32(Str(rs, kTmp, 0));
+        a.EndRegion();
+        break;
+      }
+      case Op::kUseTmp: {
+        int r = kRegs[i.rd];
+        a.BeginRegion(Asm::kUnsafe);
+        MovImm(a, kTmp, 1);
+        a.Insn32(AddReg(r, r, kTmp));
+        a.EndRegion();
+        break;
+      }
+      case Op::kInlineBegin:
+      case Op::kInlineEnd:
+        break;  // the driver records the inline tree; no code
+      case Op::kDumpRegs:
+        for (int r = 0; r < ir::kPortableRegs; r++) ThroughTmp(a, Global(env, i.imm + r), Str(kRegs[r], kTmp, 0));
+        break;
+      case Op::kVFill:
+      case Op::kVDump:
+      case Op::kSetFlags:
+      case Op::kFlagsDump:
+        // Which vector registers and flags these cover is decided with
+        // arm64's asyncPreempt layout (what it saves); until then they
+        // must not pass unnoticed.
+        a.Insn32(Udf(kUnsupported));
         break;
       case Op::kService:
         if (i.service == ir::Service::kGo) {
@@ -283,7 +354,7 @@ class Arm64Lowerer final : public Lowerer {
     MovImm(a, X0, env.service_fn[static_cast<int>(ir::Service::kGoexit)]);
     MovImm(a, kTmp, env.mcall);
     a.Insn32(Blr(kTmp));
-    a.Insn32(kUdf);  // mcall never returns
+    a.Insn32(Udf(0));  // mcall never returns
   }
 
   bool Resolve(Asm& a, const Asm::Fixup& f, uint32_t target, std::string* err) override {

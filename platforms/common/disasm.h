@@ -77,7 +77,9 @@ inline bool Disassemble(const std::string& port, const std::vector<uint8_t>& cod
     size_t tab = line.find('\t', colon + 2);
     if (tab == std::string::npos) continue;  // a continuation line of bytes
     std::string text = line.substr(tab + 1);
-    for (const char* c : {"#", "//", "<"}) {
+    // objdump's comments: '#' on x86 and LoongArch; on arm64 '#' starts
+    // every immediate and comments are "//".
+    for (const char* c : {port == "arm64" ? "//" : "#", "//", "<"}) {
       size_t h = text.find(c);
       if (h != std::string::npos) text = text.substr(0, h);
     }

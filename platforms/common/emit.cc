@@ -37,11 +37,11 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     } else {
       info.prologue = {info.entry, info.entry};
     }
+    size_t regions_before = a.regions().size();
     low.FrameSetup(a, ctx);
     std::map<std::string, int> labels;
     for (const ir::Insn& i : f.body)
       if (i.op == ir::Op::kLabel) labels[i.target] = a.NewLabel();
-    size_t regions_before = a.regions().size();
     std::vector<size_t> inline_stack;
     for (size_t idx = 0; idx < f.body.size(); idx++) {
       const ir::Insn& i = f.body[idx];

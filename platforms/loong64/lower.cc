@@ -1,8 +1,14 @@
 // The loong64 Lowerer: the IR in LoongArch64 machine code, following Go's
 // loong64 conventions: g in R22, SP R3, RA R1, the stack check
 // MOVV 16(g), R20 / SGTU R3, R20, R20 / BEQ R20, tail, and R30 (REGTMP) as
-// the emitter's scratch for constants, addresses and indirect jumps. The
-// frame layout is in platforms/loong64/README.md.
+// the emitter's scratch for constants, addresses and indirect jumps.
+//
+// asyncPreempt does not save REGTMP on loong64 (Go's doesn't either), so
+// every IR operation expanded through it is marked restartable (resumed at
+// its first instruction, as Go's assembler marks its REGTMP expansions), and
+// an explicit use of REGTMP across an operation's boundary is marked unsafe.
+// The prologue and epilogue use R19/R20 instead, which asyncPreempt saves.
+// The frame layout is in platforms/loong64/README.md.
 #include "platforms/loong64/lower.h"
 
 #include <cstdint>
@@ -14,36 +20,45 @@ namespace {
 
 // LoongArch general registers by number (ABI names in comments).
 enum : int {
-  R0 = 0,  // $zero
-  R1 = 1,  // $ra
-  R3 = 3,  // $sp
-  R4 = 4,  // $a0
-  R19 = 19,
-  R20 = 20,
+  R0 = 0,    // $zero
+  R1 = 1,    // $ra
+  R3 = 3,    // $sp
+  R4 = 4,    // $a0..$a7: R4..R11
+  R19 = 19,  // $t7
+  R20 = 20,  // $t8
   R22 = 22,  // $fp in the C ABI, g here: C code preserves it for us
+  R23 = 23,  // $s0..$s8: R23..R31, callee-saved in the C ABI
   R30 = 30,
   R31 = 31,
 };
-constexpr int kZero = R0, kRA = R1, kSP = R3, kG = R22, kTmp = R30;
-// Clobbered by the stack check at entry, when only r0 holds a live value.
-constexpr int kCheck = R20, kCheckSP = R19;
+constexpr int kZero = R0, kRA = R1, kSP = R3, kA0 = R4, kG = R22, kTmp = R30;
+// Free at entry (only r0 is live there) and at ret: the stack check's
+// registers, and the prologue's and epilogue's temporary for large frames.
+constexpr int kEntryTmp = R20, kEntryTmp2 = R19;
 // The tail hands f's caller's RA to morestack here, as Go's loong64 tail does.
 constexpr int kTailRA = R31;
-// IR register i -> machine register. r0 is $a0 (argument and result); the
-// rest avoid R19/R20 (stack check), R21 (reserved by the C ABI), R22 (g),
-// R2 ($tp, thread_local), R30 (REGTMP) and R31 (the tail's RA).
-constexpr int kRegs[] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+// IR register i -> machine register. r0 is $a0 (argument and result). The
+// IR registers amd64 keeps in SysV callee-saved registers (r1 = RBX, r9..r11
+// = R12, R13, R15) are in LP64 callee-saved ones here ($s0..$s3), so that a
+// service (C++ on g0) leaves the same IR registers intact on both ports.
+// Never used: R2 ($tp, thread_local), R19/R20 (entry), R21 (reserved by the
+// C ABI), R22 (g), R30 (REGTMP), R31 (the tail's RA).
+constexpr int kRegs[] = {kA0, R23, 5, 6, 7, 8, 9, 10, 11, R23 + 1, R23 + 2, R23 + 3};
 static_assert(sizeof(kRegs) / sizeof(kRegs[0]) == ir::kPortableRegs);
 
 // The saved RA occupies 0(SP) of every frame; locals start above it.
 constexpr int kLocalsBase = 8;
 
 enum FixKind {
-  kB26 = 1,    // b, bl: offs26 in 4-byte units, split 16 (bits 25:10) + 10 (bits 9:0)
-  kB21 = 2,    // beqz, bnez: offs21, split 16 (bits 25:10) + 5 (bits 4:0)
-  kPc20 = 3,   // pcaddi: si20 in bits 24:5
+  kB26 = 1,   // b, bl: offs26 in 4-byte units, split 16 (bits 25:10) + 10 (bits 9:0)
+  kB21 = 2,   // beqz, bnez: offs21, split 16 (bits 25:10) + 5 (bits 4:0)
+  kPc20 = 3,  // pcaddi: si20 in bits 24:5
 };
 
+// Encodings (LoongArch Reference Manual vol. 1): 3R op|rk<<10|rj<<5|rd;
+// 2RI12 op|si12<<10|rj<<5|rd; 2RI14 (ldptr/stptr) op|si14<<10|rj<<5|rd;
+// 1RI20 op|si20<<5|rd; branches take offsets from their own PC in 4-byte
+// units, split across the word as FixKind says.
 bool FitsSigned(int64_t v, int bits) { return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1)); }
 
 uint32_t R3Op(uint32_t op, int rd, int rj, int rk) { return op | uint32_t(rk) << 10 | uint32_t(rj) << 5 | uint32_t(rd); }
@@ -56,10 +71,12 @@ uint32_t Ri14(uint32_t op, int rd, int rj, int64_t imm) {
 uint32_t Ri20(uint32_t op, int rd, int64_t imm) { return op | (uint32_t(imm) & 0xfffff) << 5 | uint32_t(rd); }
 
 void AddD(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x00108000u, rd, rj, rk)); }
-void SltuD(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x00128000u, rd, rj, rk)); }
+void Sltu(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x00128000u, rd, rj, rk)); }
 void Or(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x00150000u, rd, rj, rk)); }
 void Move(Asm& a, int rd, int rs) { Or(a, rd, rs, kZero); }
 void MulD(Asm& a, int rd, int rj, int rk) { a.Insn32(R3Op(0x001d8000u, rd, rj, rk)); }
+// amadd_db.d rd, rk, (rj): [rj] += rk atomically, fully fenced; rd = the old value.
+void AmaddDbD(Asm& a, int rd, int rk, int rj) { a.Insn32(R3Op(0x386a8000u, rd, rj, rk)); }
 void AddiW(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x02800000u, rd, rj, imm)); }
 void AddiD(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x02c00000u, rd, rj, imm)); }
 void Lu52iD(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x03000000u, rd, rj, imm)); }
@@ -67,7 +84,10 @@ void Ori(Asm& a, int rd, int rj, int64_t imm) { a.Insn32(Ri12(0x03800000u, rd, r
 void Lu12iW(Asm& a, int rd, int64_t imm) { a.Insn32(Ri20(0x14000000u, rd, imm)); }
 void Lu32iD(Asm& a, int rd, int64_t imm) { a.Insn32(Ri20(0x16000000u, rd, imm)); }
 void Jirl(Asm& a, int rd, int rj) { a.Insn32(0x4c000000u | uint32_t(rj) << 5 | uint32_t(rd)); }
-void Break0(Asm& a) { a.Insn32(0x002a0000u); }
+void Break(Asm& a, uint32_t code) { a.Insn32(0x002a0000u | (code & 0x7fff)); }
+// Emitted for an IR operation this port does not lower yet, so that a
+// program using one traps where it would otherwise silently do nothing.
+constexpr uint32_t kBreakUnsupported = 0x5350;
 
 // 8-byte load/store at base+off: ld.d/st.d reach +-2 KiB, ldptr.d/stptr.d
 // (offset in 4-byte units) reach the rest of a frame up to StackBig.
@@ -87,9 +107,9 @@ void StD(Asm& a, int rd, int base, int64_t off) {
 }
 
 // Any 64-bit value in a fixed four instructions (as amd64's MOVABS has a
-// fixed length): every instruction only refines rd, so the sequence stays
-// valid if interrupted between its instructions, and its length does not
-// depend on the value (addresses differ between the emitter tests and a run).
+// fixed length): every instruction only refines rd, and the code's length
+// does not depend on the value (addresses differ between the emitter tests
+// and a run).
 void Mov64(Asm& a, int rd, uint64_t v) {
   Lu12iW(a, rd, static_cast<int64_t>(v >> 12));
   Ori(a, rd, rd, static_cast<int64_t>(v & 0xfff));
@@ -111,15 +131,28 @@ void Mov32(Asm& a, int rd, int32_t v) {
   }
 }
 
-// rd = rj + imm for any 32-bit imm; through REGTMP when it does not fit.
-void AddImm(Asm& a, int rd, int rj, int32_t imm) {
+// rd = rj + imm for any 32-bit imm, through `tmp` when it does not fit 12
+// bits; rd is written by the last instruction only.
+void AddImm(Asm& a, int rd, int rj, int32_t imm, int tmp) {
   if (FitsSigned(imm, 12)) {
     AddiD(a, rd, rj, imm);
   } else {
-    Mov32(a, kTmp, imm);
-    AddD(a, rd, rj, kTmp);
+    Mov32(a, tmp, imm);
+    AddD(a, rd, rj, tmp);
   }
 }
+
+// One IR operation expanded through REGTMP: a preemption inside resumes at
+// its first instruction, which recomputes REGTMP. Every such sequence writes
+// its IR destination (or memory) with its last instruction only.
+class Restartable {
+ public:
+  explicit Restartable(Asm& a) : a_(a) { a_.BeginRegion(Asm::kRestartable); }
+  ~Restartable() { a_.EndRegion(); }
+
+ private:
+  Asm& a_;
+};
 
 void Branch(Asm& a, uint32_t op, int label) {  // b / bl
   a.Insn32(op);
@@ -130,6 +163,8 @@ void BranchZ(Asm& a, uint32_t op, int rj, int label) {  // beqz / bnez
   a.Fix(label, kB21);
 }
 constexpr uint32_t kOpB = 0x50000000u, kOpBl = 0x54000000u, kOpBeqz = 0x40000000u, kOpBnez = 0x44000000u;
+
+uint64_t GlobalAddr(const EmitEnv& env, int64_t n) { return env.globals + 8 * static_cast<uint64_t>(n); }
 
 class Loong64Lowerer final : public Lowerer {
  public:
@@ -144,29 +179,22 @@ class Loong64Lowerer final : public Lowerer {
   }
 
   void StackCheck(Asm& a, const FuncCtx& ctx) override {
-    LdD(a, kCheck, kG, G_STACKGUARD0);  // MOVV 16(g), R20
+    LdD(a, kEntryTmp, kG, G_STACKGUARD0);  // MOVV 16(g), R20
     int cmp = kSP;
     if (ctx.frame > STACK_SMALL) {
       // SP-(frame-StackSmall) < stackguard; frames are below StackBig, so
       // this cannot wrap.
-      int32_t off = -(ctx.frame - STACK_SMALL);
-      if (FitsSigned(off, 12)) {
-        AddiD(a, kCheckSP, kSP, off);
-      } else {
-        Mov32(a, kCheckSP, off);
-        AddD(a, kCheckSP, kSP, kCheckSP);
-      }
-      cmp = kCheckSP;
+      AddImm(a, kEntryTmp2, kSP, -(ctx.frame - STACK_SMALL), kEntryTmp2);
+      cmp = kEntryTmp2;
     }
-    SltuD(a, kCheck, kCheck, cmp);  // R20 = stackguard < SP (SGTU SP, R20, R20)
-    BranchZ(a, kOpBeqz, kCheck, ctx.tail_label);
+    Sltu(a, kEntryTmp, kEntryTmp, cmp);  // R20 = stackguard < SP (SGTU SP, R20, R20)
+    BranchZ(a, kOpBeqz, kEntryTmp, ctx.tail_label);
   }
 
   void FrameSetup(Asm& a, const FuncCtx& ctx) override {
     if (ctx.frame == 0) return;
-    // One instruction moves SP (a large frame goes through REGTMP first), so
-    // SP is never half-adjusted.
-    AddImm(a, kSP, kSP, -ctx.frame);
+    // One instruction moves SP, so SP is never half-adjusted.
+    AddImm(a, kSP, kSP, -ctx.frame, kEntryTmp);
     if (!ctx.leaf) StD(a, kRA, kSP, 0);
   }
 
@@ -177,12 +205,19 @@ class Loong64Lowerer final : public Lowerer {
         Mov64(a, kRegs[i.rd], static_cast<uint64_t>(i.imm));
         break;
       case Op::kAddi:
-        AddImm(a, kRegs[i.rd], kRegs[i.rd], static_cast<int32_t>(i.imm));
+        if (FitsSigned(i.imm, 12)) {
+          AddiD(a, kRegs[i.rd], kRegs[i.rd], i.imm);
+        } else {
+          Restartable r(a);
+          AddImm(a, kRegs[i.rd], kRegs[i.rd], static_cast<int32_t>(i.imm), kTmp);
+        }
         break;
-      case Op::kMuli:
+      case Op::kMuli: {
+        Restartable r(a);
         Mov32(a, kTmp, static_cast<int32_t>(i.imm));
         MulD(a, kRegs[i.rd], kRegs[i.rd], kTmp);
         break;
+      }
       case Op::kAdd:
         AddD(a, kRegs[i.rd], kRegs[i.rd], kRegs[i.rs]);
         break;
@@ -205,17 +240,21 @@ class Loong64Lowerer final : public Lowerer {
         break;
       case Op::kRet:
         if (!ctx.leaf && ctx.frame > 0) LdD(a, kRA, kSP, 0);
-        if (ctx.frame > 0) AddImm(a, kSP, kSP, ctx.frame);
+        if (ctx.frame > 0) AddImm(a, kSP, kSP, ctx.frame, kEntryTmp);
         Jirl(a, kZero, kRA);
         break;
-      case Op::kLdGlobal:
-        Mov64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+      case Op::kLdGlobal: {
+        Restartable r(a);
+        Mov64(a, kTmp, GlobalAddr(env, i.imm));
         LdD(a, kRegs[i.rd], kTmp, 0);
         break;
-      case Op::kStGlobal:
-        Mov64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
+      }
+      case Op::kStGlobal: {
+        Restartable r(a);
+        Mov64(a, kTmp, GlobalAddr(env, i.imm));
         StD(a, kRegs[i.rs], kTmp, 0);
         break;
+      }
       case Op::kLdSlot:
         LdD(a, kRegs[i.rd], kSP, kLocalsBase + i.imm);
         break;
@@ -225,17 +264,72 @@ class Loong64Lowerer final : public Lowerer {
       case Op::kFillRegs:
         for (int r = 0; r < ir::kPortableRegs; r++) Mov64(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
         break;
-      case Op::kSumRegs:
+      case Op::kSumRegs: {
+        // REGTMP accumulates; rd is written last, so a restart recomputes.
+        Restartable r(a);
         Move(a, kTmp, kRegs[0]);
-        for (int r = 1; r < ir::kPortableRegs; r++) AddD(a, kTmp, kTmp, kRegs[r]);
+        for (int k = 1; k < ir::kPortableRegs; k++) AddD(a, kTmp, kTmp, kRegs[k]);
         Move(a, kRegs[i.rd], kTmp);
+        break;
+      }
+      case Op::kDumpRegs:
+        for (int k = 0; k < ir::kPortableRegs; k++) {
+          Restartable r(a);
+          Mov64(a, kTmp, GlobalAddr(env, i.imm + k));
+          StD(a, kRegs[k], kTmp, 0);
+        }
+        break;
+      case Op::kAtomicAdd:
+        // The address load and the AM op are one compiler-marked unsafe
+        // sequence, as Go marks its atomics. The old value is discarded
+        // ($zero), so rS keeps the addend.
+        a.BeginRegion(Asm::kUnsafe);
+        Mov64(a, kTmp, GlobalAddr(env, i.imm));
+        AmaddDbD(a, kZero, kRegs[i.rs], kTmp);
+        a.EndRegion();
+        break;
+      case Op::kWbStore: {
+        // if (*wbflag) { the barrier's slow path: g[63] = rS } then the
+        // store. Unsafe as a whole: a preemption between the flag test and
+        // the store could miss a collection starting.
+        a.BeginRegion(Asm::kUnsafe);
+        int skip = a.NewLabel();
+        Mov64(a, kTmp, env.wbflag);
+        LdD(a, kTmp, kTmp, 0);
+        BranchZ(a, kOpBeqz, kTmp, skip);
+        Mov64(a, kTmp, GlobalAddr(env, ir::kGlobals - 1));
+        StD(a, kRegs[i.rs], kTmp, 0);
+        a.Bind(skip);
+        Mov64(a, kTmp, GlobalAddr(env, i.imm));
+        StD(a, kRegs[i.rs], kTmp, 0);
+        a.EndRegion();
+        break;
+      }
+      case Op::kUseTmp:
+        // An instruction that names REGTMP itself: unsafe, as Go's
+        // assembler marks one.
+        a.BeginRegion(Asm::kUnsafe);
+        Ori(a, kTmp, kZero, 1);
+        AddD(a, kRegs[i.rd], kRegs[i.rd], kTmp);
+        a.EndRegion();
+        break;
+      case Op::kInlineBegin:
+      case Op::kInlineEnd:
+        break;  // the driver records the inline tree; no code
+      case Op::kVFill:
+      case Op::kVDump:
+      case Op::kSetFlags:
+      case Op::kFlagsDump:
+        // The vector registers and FCC flags arrive with loong64's
+        // asyncPreempt layout; until then these must not pass unnoticed.
+        Break(a, kBreakUnsupported);
         break;
       case Op::kService:
         if (i.service == ir::Service::kGo) {
-          a.Insn32(Ri20(0x18000000u, R4, 0));  // pcaddi $a0, F
+          a.Insn32(Ri20(0x18000000u, kA0, 0));  // pcaddi $a0, F
           a.Fix(aux, kPc20);
         } else if (ir::ServiceHasImm(i.service)) {
-          Mov64(a, R4, static_cast<uint64_t>(i.imm));
+          Mov64(a, kA0, static_cast<uint64_t>(i.imm));
         }
         Branch(a, kOpBl, target);
         break;
@@ -243,26 +337,26 @@ class Loong64Lowerer final : public Lowerer {
   }
 
   void Tail(Asm& a, const FuncCtx& ctx, const EmitEnv& env) override {
-    StD(a, R4, kG, G_ARGSPILL);  // spill the register argument
-    Move(a, kTailRA, kRA);       // f's return address, for morestack
+    StD(a, kA0, kG, G_ARGSPILL);  // spill the register argument
+    Move(a, kTailRA, kRA);        // f's return address, for morestack
     Mov64(a, kTmp, env.morestack);
-    Jirl(a, kRA, kTmp);          // morestack; resumed here through g.sched
-    LdD(a, R4, kG, G_ARGSPILL);
+    Jirl(a, kRA, kTmp);           // morestack; resumed here through g.sched
+    LdD(a, kA0, kG, G_ARGSPILL);
     Branch(a, kOpB, ctx.entry_label);  // and check again
   }
 
   void ServiceStub(Asm& a, ir::Service s, const EmitEnv& env) override {
-    StD(a, R4, kG, G_PARAM);
-    Mov64(a, R4, env.service_fn[static_cast<int>(s)]);
+    StD(a, kA0, kG, G_PARAM);
+    Mov64(a, kA0, env.service_fn[static_cast<int>(s)]);
     Mov64(a, kTmp, ir::ServiceParks(s) ? env.mcall : env.systemstack);
     Jirl(a, kZero, kTmp);  // a tail jump: RA still returns to the call site
   }
 
   void GoexitStub(Asm& a, const EmitEnv& env) override {
-    Mov64(a, R4, env.service_fn[static_cast<int>(ir::Service::kGoexit)]);
+    Mov64(a, kA0, env.service_fn[static_cast<int>(ir::Service::kGoexit)]);
     Mov64(a, kTmp, env.mcall);
     Jirl(a, kRA, kTmp);
-    Break0(a);  // mcall never returns
+    Break(a, 0);  // mcall never returns
   }
 
   bool Resolve(Asm& a, const Asm::Fixup& f, uint32_t target, std::string* err) override {
