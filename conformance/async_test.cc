@@ -659,6 +659,23 @@ TEST(Async_9_7_6, ForEachPRunsOnEveryP) {
   EXPECT_EQ(o.Count(Ev::kSafePointFn), 2u);
 }
 
+// Bad input: arming an address that is not an instruction boundary of a
+// generated function is refused with a clear error.
+TEST(Async_9_7_5, ArmingANonBoundaryIsRefused) {
+  ir::Program p;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  movi r1, 5\n  ret\nend\n", &p, &err));
+  Runtime rt(TestOptions());
+  ASSERT_TRUE(rt.Load(p, &err)) << err;
+  const FuncInfo* f = rt.table().Find("main.main");
+  EXPECT_FALSE(rt.Arm(f->entry + 1, &err));
+  EXPECT_NE(err.find("is not an instruction boundary of a generated function"), std::string::npos) << err;
+  EXPECT_FALSE(rt.Arm(static_cast<uint32_t>(1 << 30), &err));
+  EXPECT_TRUE(rt.Arm(f->entry, &err)) << err;
+  EXPECT_FALSE(rt.Arm(f->entry, &err));
+  EXPECT_NE(err.find("armed already"), std::string::npos) << err;
+}
+
 // Last: every rule of the catalogue was observed as a refusal in this run.
 TEST(ZCatalogue, EveryRuleObservedAsARefusal) {
   SKIP_WITHOUT_ASYNC();
