@@ -101,6 +101,7 @@ end
 )") + kCallees;
   RuntimeOptions opts;
   opts.sysmon = false;
+  opts.godebug = "asyncpreemptoff=1";  // the cooperative path alone
   std::unique_ptr<Runtime> rt;
   std::vector<double> lat;
   RunProg(prog, std::move(opts), [&](Runtime& r) {

@@ -181,14 +181,14 @@ Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t 
   }
   // 7. The innermost function, through the inline tree.
   if (IsRuntimePackage(f->InnermostPackage(off)) && applies(Reason::kRuntimePkg)) return refuse(Reason::kRuntimePkg);
-  // 8. Accepted: in place, at a restart start, or at the entry.
+  // 8. Accepted: at the entry, at a restart start, or in place.
+  if (f->has(kFuncRestartAtEntry)) return AsyncDecision{true, code_->base() + f->entry, Reason::kNone};
   for (const FuncInfo::Restart& r : f->restarts) {
     if (off < r.lo || off >= r.hi) continue;
     uintptr_t start = code_->base() + r.lo;
     if (start == 0 || start > pc || pc - start > 20) Throw("bad restart PC");
     return AsyncDecision{true, opts_.mutate_no_restart ? pc : start, Reason::kNone};
   }
-  if (f->has(kFuncRestartAtEntry)) return AsyncDecision{true, code_->base() + f->entry, Reason::kNone};
   return AsyncDecision{true, pc, Reason::kNone};
 }
 

@@ -8,7 +8,8 @@
 // marks every use, by Go's rules: one IR operation expanded through R27 into
 // a constant load and the one instruction that consumes it is a restartable
 // sequence (a preemption inside it resumes at its start); an explicit use
-// (sumregs, usetmp) and the atomic and write-barrier sequences are unsafe.
+// (usetmp) and the atomic and write-barrier sequences are unsafe. X16, which
+// asyncPreempt does save, is the scratch of sumregs, vfill, vdump, setflags.
 #include "platforms/arm64/lower.h"
 
 #include <cstdint>
@@ -20,7 +21,7 @@ namespace {
 
 enum : int {
   X0 = 0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11,
-  X12 = 12, X16 = 16, X17 = 17,
+  X12 = 12, X13 = 13, X16 = 16, X17 = 17,
   X27 = 27, X28 = 28, X30 = 30,
   kSP = 31,  // register number 31 where the encoding means SP
   kZR = 31,  // ... and where it means XZR
@@ -88,8 +89,16 @@ constexpr uint32_t Udf(uint32_t imm16) { return imm16 & 0xffff; }  // UDF #0 is 
 constexpr uint32_t Ldxr(int rt, int rn) { return 0xC85F7C00u | rn << 5 | rt; }
 constexpr uint32_t Stxr(int ws, int rt, int rn) { return 0xC8007C00u | ws << 16 | rn << 5 | rt; }
 constexpr uint32_t CbnzW(int rt) { return 0x35000000u | rt; }
-// UDF's immediate for IR operations this port does not lower yet: "SP".
-constexpr uint32_t kUnsupported = 0x5350;
+// FMOV Dd, Xn (the low 64 bits, the rest zeroed); FMOV Vd.D[1], Xn (the high 64).
+constexpr uint32_t FmovDX(int vd, int rn) { return 0x9E670000u | rn << 5 | vd; }
+constexpr uint32_t FmovVHiX(int vd, int rn) { return 0x9EAF0000u | rn << 5 | vd; }
+// STP Qt, Qt2, [Xn|SP, #imm] (signed offset, a multiple of 16 below 1024).
+constexpr uint32_t StpQ(int rt, int rt2, int rn, uint32_t off) {
+  return 0xAD000000u | ((off / 16) & 0x7f) << 15 | rt2 << 10 | rn << 5 | rt;
+}
+// MRS Xt, NZCV and MSR NZCV, Xt.
+constexpr uint32_t MrsNzcv(int rt) { return 0xD53B4200u | rt; }
+constexpr uint32_t MsrNzcv(int rt) { return 0xD51B4200u | rt; }
 
 void Branch(Asm& a, uint32_t insn, int label, FixKind kind) {
   a.Insn32(insn);
@@ -148,12 +157,23 @@ void AdjustSP(Asm& a, int64_t delta) {
   if (!AddSubImm(a, kSP, kSP, delta)) __builtin_trap();
 }
 
+// Opens a restartable sequence, except in a function that restarts at its
+// entry as a whole: there the entry already re-runs every sequence, and the
+// runtime, which looks at restart sequences first, would resume at the
+// sequence instead (Go's PCDATA gives a PC one unsafe-point value).
+void BeginRestart(Asm& a, const FuncCtx& ctx) {
+  if (!ctx.fn->restart_at_entry) a.BeginRegion(Asm::kRestartable);
+}
+void EndRestart(Asm& a, const FuncCtx& ctx) {
+  if (!ctx.fn->restart_at_entry) a.EndRegion();
+}
+
 // X27 = value, then `insn`, which consumes X27: one restartable sequence.
-void ThroughTmp(Asm& a, uint64_t value, uint32_t insn) {
-  a.BeginRegion(Asm::kRestartable);
+void ThroughTmp(Asm& a, const FuncCtx& ctx, uint64_t value, uint32_t insn) {
+  BeginRestart(a, ctx);
   MovImm(a, kTmp, value);
   a.Insn32(insn);
-  a.EndRegion();
+  EndRestart(a, ctx);
 }
 
 // Frame slots live above the saved LR in a frame that has one.
@@ -204,14 +224,21 @@ class Arm64Lowerer final : public Lowerer {
         MovImm(a, kRegs[i.rd], static_cast<uint64_t>(i.imm));
         break;
       case Op::kAddi: {
+        // One ADD/SUB (immediate) for |imm| below 2048, as the oracle models
+        // the assembler; anything larger goes through REGTMP as one
+        // restartable sequence (never the two-instruction LSL #12 form).
         int64_t imm = static_cast<int32_t>(i.imm);
         int r = kRegs[i.rd];
-        if (!AddSubImm(a, r, r, imm)) ThroughTmp(a, static_cast<uint64_t>(imm), AddReg(r, r, kTmp));
+        if (imm >= -2048 && imm <= 2047) {
+          AddSubImm(a, r, r, imm);
+        } else {
+          ThroughTmp(a, ctx, static_cast<uint64_t>(imm), AddReg(r, r, kTmp));
+        }
         break;
       }
       case Op::kMuli: {
         int r = kRegs[i.rd];
-        ThroughTmp(a, static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(i.imm))), Mul(r, r, kTmp));
+        ThroughTmp(a, ctx, static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(i.imm))), Mul(r, r, kTmp));
         break;
       }
       case Op::kAdd:
@@ -244,10 +271,10 @@ class Arm64Lowerer final : public Lowerer {
         a.Insn32(kRet);
         break;
       case Op::kLdGlobal:
-        ThroughTmp(a, Global(env, i.imm), Ldr(kRegs[i.rd], kTmp, 0));
+        ThroughTmp(a, ctx, Global(env, i.imm), Ldr(kRegs[i.rd], kTmp, 0));
         break;
       case Op::kStGlobal:
-        ThroughTmp(a, Global(env, i.imm), Str(kRegs[i.rs], kTmp, 0));
+        ThroughTmp(a, ctx, Global(env, i.imm), Str(kRegs[i.rs], kTmp, 0));
         break;
       case Op::kLdSlot:
         a.Insn32(Ldr(kRegs[i.rd], kSP, static_cast<uint32_t>(SlotBase(ctx) + i.imm)));
@@ -259,24 +286,27 @@ class Arm64Lowerer final : public Lowerer {
         for (int r = 0; r < ir::kPortableRegs; r++) MovImm(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
         break;
       case Op::kSumRegs:
-        // REGTMP accumulates, as R11 does on amd64: an explicit use.
-        a.BeginRegion(Asm::kUnsafe);
-        a.Insn32(MovReg(kTmp, kRegs[0]));
-        for (int r = 1; r < ir::kPortableRegs; r++) a.Insn32(AddReg(kTmp, kTmp, kRegs[r]));
-        a.Insn32(MovReg(kRegs[i.rd], kTmp));
-        a.EndRegion();
+        // X16 accumulates: asyncPreempt saves it, so every instruction is
+        // an ordinary safe point, resumed in place.
+        a.Insn32(MovReg(X16, kRegs[0]));
+        for (int r = 1; r < ir::kPortableRegs; r++) a.Insn32(AddReg(X16, X16, kRegs[r]));
+        a.Insn32(MovReg(kRegs[i.rd], X16));
         break;
       case Op::kAtomicAdd: {
         // XADD's semantics, as amd64 lowers it: g[N] += rS, rS = the old
-        // value; an LDXR/STXR loop with X16 (old), X17 (new), W12 (status).
+        // value; an LDXR/STXR loop with X13 (address), X16 (old), X17
+        // (new), W12 (status). Unsafe as Go marks atomics, but only through
+        // registers asyncPreempt saves, so a runtime that wrongly preempts
+        // here (the skipped-rule mutation) loses nothing: the interruption
+        // clears the exclusive monitor and STXR retries.
         int rs = kRegs[i.rs];
         a.BeginRegion(Asm::kUnsafe);
-        MovImm(a, kTmp, Global(env, i.imm));
+        MovImm(a, X13, Global(env, i.imm));
         int retry = a.NewLabel();
         a.Bind(retry);
-        a.Insn32(Ldxr(X16, kTmp));
+        a.Insn32(Ldxr(X16, X13));
         a.Insn32(AddReg(X17, X16, rs));
-        a.Insn32(Stxr(X12, X17, kTmp));
+        a.Insn32(Stxr(X12, X17, X13));
         Branch(a, CbnzW(X12), retry, kImm19);
         a.Insn32(MovReg(rs, X16));
         a.EndRegion();
@@ -286,17 +316,19 @@ class Arm64Lowerer final : public Lowerer {
         // if (*wbflag) g[63] = rS (the barrier's slow path); g[N] = rS. A
         // preemption between the flag test and the store could miss a
         // collection starting: unsafe as a whole.
+        // Addresses in X16 (saved), not X27, so a wrong preemption here
+        // cannot send a store astray.
         int rs = kRegs[i.rs];
         a.BeginRegion(Asm::kUnsafe);
-        MovImm(a, kTmp, env.wbflag);
-        a.Insn32(Ldr(X16, kTmp, 0));
+        MovImm(a, X16, env.wbflag);
+        a.Insn32(Ldr(X16, X16, 0));
         int skip = a.NewLabel();
         Branch(a, Cbz(X16), skip, kImm19);
-        MovImm(a, kTmp, Global(env, ir::kGlobals - 1));
-        a.Insn32(Str(rs, kTmp, 0));
+        MovImm(a, X16, Global(env, ir::kGlobals - 1));
+        a.Insn32(Str(rs, X16, 0));
         a.Bind(skip);
-        MovImm(a, kTmp, Global(env, i.imm));
-        a.Insn32(Str(rs, kTmp, 0));
+        MovImm(a, X16, Global(env, i.imm));
+        a.Insn32(Str(rs, X16, 0));
         a.EndRegion();
         break;
       }
@@ -312,16 +344,36 @@ class Arm64Lowerer final : public Lowerer {
       case Op::kInlineEnd:
         break;  // the driver records the inline tree; no code
       case Op::kDumpRegs:
-        for (int r = 0; r < ir::kPortableRegs; r++) ThroughTmp(a, Global(env, i.imm + r), Str(kRegs[r], kTmp, 0));
+        for (int r = 0; r < ir::kPortableRegs; r++) ThroughTmp(a, ctx, Global(env, i.imm + r), Str(kRegs[r], kTmp, 0));
         break;
       case Op::kVFill:
+        // V0-V31 through X16 (saved by asyncPreempt: ordinary safe points).
+        for (int v = 0; v < 32; v++) {
+          MovImm(a, X16, VectorPattern(i.imm, v, 0));
+          a.Insn32(FmovDX(v, X16));
+          MovImm(a, X16, VectorPattern(i.imm, v, 1));
+          a.Insn32(FmovVHiX(v, X16));
+        }
+        break;
       case Op::kVDump:
+        // The area's address in X16 (saved), then V0-V31 in pairs: resumed in place.
+        MovImm(a, X16, env.vdump + static_cast<uint64_t>(kVDumpBytes) * static_cast<uint64_t>(i.imm));
+        for (int v = 0; v < 32; v += 2) a.Insn32(StpQ(v, v + 1, X16, 16u * v));
+        break;
       case Op::kSetFlags:
+        // NZCV = the low four bits of IMM (N=8 Z=4 C=2 V=1), through X16.
+        MovImm(a, X16, (static_cast<uint64_t>(i.imm) & 0xF) << 28);
+        a.Insn32(MsrNzcv(X16));
+        break;
       case Op::kFlagsDump:
-        // Which vector registers and flags these cover is decided with
-        // arm64's asyncPreempt layout (what it saves); until then they
-        // must not pass unnoticed.
-        a.Insn32(Udf(kUnsupported));
+        // g[N] = NZCV: the MRS, the address in X27 and the store are one
+        // restartable sequence (at most 1 + 3 + 1 instructions: user
+        // addresses have a zero top halfword).
+        BeginRestart(a, ctx);
+        a.Insn32(MrsNzcv(X16));
+        MovImm(a, kTmp, Global(env, i.imm));
+        a.Insn32(Str(X16, kTmp, 0));
+        EndRestart(a, ctx);
         break;
       case Op::kService:
         if (i.service == ir::Service::kGo) {
@@ -337,8 +389,11 @@ class Arm64Lowerer final : public Lowerer {
   void Tail(Asm& a, const FuncCtx& ctx, const EmitEnv& env) override {
     a.Insn32(Str(X0, kG, G_ARGSPILL));  // spill the register argument
     a.Insn32(MovReg(X3, kLR));          // MOVD R30, R3: morestack learns f's caller
-    MovImm(a, kTmp, env.morestack);
-    a.Insn32(Blr(kTmp));                // BL runtime.morestack (LR: here, in the tail)
+    // The far call through X17 (IP1, AAPCS64's veneer register), not
+    // REGTMP: asyncPreempt saves X17, so even a runtime that wrongly
+    // preempts in the tail (the skipped-rule mutation) cannot branch astray.
+    MovImm(a, X17, env.morestack);
+    a.Insn32(Blr(X17));                 // BL runtime.morestack (LR: here, in the tail)
     a.Insn32(Ldr(X0, kG, G_ARGSPILL));
     Branch(a, kB, ctx.entry_label, kImm26);  // and check again
   }

@@ -123,8 +123,8 @@ TEST(Arm64Lower, MatchesObjdump) {
       "ret",
       "str x0, [x28, #80]",             // tail: spill the argument (G_ARGSPILL)
       "mov x3, x30",                    // f's caller, for morestack
-      "mov x27, #0x4000",               // morestack
-      "blr x27",
+      "mov x17, #0x4000",               // morestack, through IP1 (saved by asyncPreempt)
+      "blr x17",
       "ldr x0, [x28, #80]",
       "b 0x0",                          // and check again
   });
@@ -154,8 +154,8 @@ TEST(Arm64Lower, MatchesObjdump) {
       "ret",
       "str x0, [x28, #80]",
       "mov x3, x30",
-      "mov x27, #0x4000",
-      "blr x27",
+      "mov x17, #0x4000",
+      "blr x17",
       "ldr x0, [x28, #80]",
       "b 0x48",
   });
@@ -199,7 +199,10 @@ func main.consts
   movi r4, 0xffff12340000ffff
   movi r5, 0x0000800000000000
   addi r0, -1
-  addi r0, 4095
+  addi r0, 2047
+  addi r0, -2048
+  addi r0, 2048
+  addi r0, -2049
   addi r0, 4096
   addi r0, -8192
   addi r0, 4097
@@ -222,10 +225,17 @@ end
       "movk x4, #0x1234, lsl #32",
       "mov x5, #0x800000000000",        // MOVZ #0x8000, lsl #32
       "sub x0, x0, #0x1",
-      "add x0, x0, #0xfff",
-      "add x0, x0, #0x1, lsl #12",
-      "sub x0, x0, #0x2, lsl #12",
-      "mov x27, #0x1001",               // no imm12 form: through REGTMP
+      "add x0, x0, #0x7ff",             // |imm| < 2048: one ADD/SUB (immediate)
+      "sub x0, x0, #0x800",
+      "mov x27, #0x800",                // anything larger through REGTMP, as the oracle models it
+      "add x0, x0, x27",
+      "mov x27, #0xfffffffffffff7ff",
+      "add x0, x0, x27",
+      "mov x27, #0x1000",               // no two-instruction LSL #12 form either
+      "add x0, x0, x27",
+      "mov x27, #0xffffffffffffe000",
+      "add x0, x0, x27",
+      "mov x27, #0x1001",
       "add x0, x0, x27",
       "mov x27, #0xffffffffffff0000",   // INT32_MIN, sign-extended
       "movk x27, #0x8000, lsl #16",
@@ -236,7 +246,13 @@ end
       "mov x9, x10",
       "ret",
   });
-  EXPECT_EQ(RestartsOf(e, "main.consts"), (Restarts{{0x38, 0x40}, {0x40, 0x4c}, {0x4c, 0x54}}));
+  EXPECT_EQ(RestartsOf(e, "main.consts"), (Restarts{{0x34, 0x3c},
+                                                    {0x3c, 0x44},
+                                                    {0x44, 0x4c},
+                                                    {0x4c, 0x54},
+                                                    {0x54, 0x5c},
+                                                    {0x5c, 0x68},
+                                                    {0x68, 0x70}}));
 }
 
 TEST(Arm64Lower, BranchesServicesAndRegisters) {
@@ -272,8 +288,8 @@ end
       "b 0x10",
       "str x0, [x28, #80]",
       "mov x3, x30",
-      "mov x27, #0x4000",
-      "blr x27",
+      "mov x17, #0x4000",
+      "blr x17",
       "ldr x0, [x28, #80]",
       "b 0x0",
   });
@@ -283,14 +299,13 @@ end
     snprintf(buf, sizeof buf, "mov x%d, #0x%x", r, 100 + r);
     child.push_back(buf);
   }
-  child.push_back("mov x27, x0");  // REGTMP accumulates, as R11 does on amd64
-  for (int r = 1; r < 12; r++) child.push_back("add x27, x27, x" + std::to_string(r));
-  child.push_back("mov x1, x27");
+  child.push_back("mov x16, x0");  // X16 accumulates: asyncPreempt saves it
+  for (int r = 1; r < 12; r++) child.push_back("add x16, x16, x" + std::to_string(r));
+  child.push_back("mov x1, x16");
   child.push_back("ret");
   ExpectA64(e, "main.child", child);
-  const FuncInfo* c = e.table.Find("main.child");
-  EXPECT_EQ(UnsafeOf(e, "main.child"), (Restarts{{c->entry + 12 * 4, c->entry + 25 * 4}}))
-      << "sumregs uses REGTMP explicitly";
+  EXPECT_EQ(UnsafeOf(e, "main.child"), Restarts{}) << "sumregs is an ordinary safe point";
+  EXPECT_EQ(RestartsOf(e, "main.child"), Restarts{});
   ExpectA64(e, "runtime.handshake", {
       "str x0, [x28, #72]",
       "mov x0, #0x300",                 // service 3: 0x10300
@@ -356,8 +371,8 @@ end
       "ret",
       "str x0, [x28, #80]",
       "mov x3, x30",
-      "mov x27, #0x4000",
-      "blr x27",
+      "mov x17, #0x4000",
+      "blr x17",
       "ldr x0, [x28, #80]",
       "b 0x14",
   });
@@ -374,8 +389,8 @@ end
       "ret",
       "str x0, [x28, #80]",
       "mov x3, x30",
-      "mov x27, #0x4000",
-      "blr x27",
+      "mov x17, #0x4000",
+      "blr x17",
       "ldr x0, [x28, #80]",
       "b 0x50",
   });
@@ -393,8 +408,8 @@ end
       "ret",
       "str x0, [x28, #80]",
       "mov x3, x30",
-      "mov x27, #0x4000",
-      "blr x27",
+      "mov x17, #0x4000",
+      "blr x17",
       "ldr x0, [x28, #80]",
       "b 0x90",
   });
@@ -408,10 +423,41 @@ end
   EXPECT_EQ(low->NumAllocatable(), ir::kPortableRegs);
 }
 
+// objdump's text for MovImm's sequence loading `v` into x`reg`: MOVZ (or
+// MOVN) shown as "mov" with the value it produces, then a MOVK per halfword.
+std::vector<std::string> MovLines(int reg, uint64_t v) {
+  int zeros = 0, ones = 0;
+  for (int hw = 0; hw < 4; hw++) {
+    uint32_t h = (v >> (16 * hw)) & 0xffff;
+    zeros += h == 0;
+    ones += h == 0xffff;
+  }
+  bool inverted = ones > zeros;
+  uint64_t background = inverted ? 0xffff : 0;
+  std::vector<std::string> out;
+  char buf[96];
+  for (int hw = 0; hw < 4; hw++) {
+    uint64_t h = (v >> (16 * hw)) & 0xffff;
+    if (h == background) continue;
+    if (out.empty()) {
+      uint64_t first = inverted ? ~((~h & 0xffff) << (16 * hw)) : h << (16 * hw);
+      snprintf(buf, sizeof buf, "mov x%d, #0x%llx", reg, static_cast<unsigned long long>(first));
+    } else if (hw == 0) {
+      snprintf(buf, sizeof buf, "movk x%d, #0x%llx", reg, static_cast<unsigned long long>(h));
+    } else {
+      snprintf(buf, sizeof buf, "movk x%d, #0x%llx, lsl #%d", reg, static_cast<unsigned long long>(h), 16 * hw);
+    }
+    out.push_back(buf);
+  }
+  if (out.empty()) out.push_back("mov x" + std::to_string(reg) + (inverted ? ", #0xffffffffffffffff" : ", #0x0"));
+  return out;
+}
+
 // The operations that exist for asynchronous preemption's tests: atomics and
 // write barriers are unsafe as a whole, an explicit REGTMP use is unsafe,
-// dumpregs is one restartable sequence per register; the vector and flags
-// operations trap until arm64's asyncPreempt layout decides what they cover.
+// dumpregs is one restartable sequence per register, flagsdump one in all;
+// vfill, vdump and setflags work through X16 (saved by asyncPreempt) and are
+// ordinary safe points.
 TEST(Arm64Lower, AtomicsBarriersAndDumps) {
   ir::Program p;
   std::string err;
@@ -437,19 +483,19 @@ end
   Emitted e;
   ASSERT_TRUE(Emit(*NewArm64Lowerer(), p, env, &e, &err)) << err;
   std::vector<std::string> want = {
-      "mov x27, #0x1028",               // &g[5]
-      "ldxr x16, [x27]",                // ARMv8.0 has no LDADD: exclusive pair
+      "mov x13, #0x1028",               // &g[5], in a register asyncPreempt saves
+      "ldxr x16, [x13]",                // ARMv8.0 has no LDADD: exclusive pair
       "add x17, x16, x1",
-      "stxr w12, x17, [x27]",
+      "stxr w12, x17, [x13]",
       "cbnz w12, 0x4",                  // lost the reservation: again
       "mov x1, x16",                    // r1 = the old value, as XADD leaves it
-      "mov x27, #0x5000",               // the write-barrier flag
-      "ldr x16, [x27]",
+      "mov x16, #0x5000",               // the write-barrier flag
+      "ldr x16, [x16]",
       "cbz x16, 0x2c",
-      "mov x27, #0x11f8",               // &g[63]: the barrier's record
-      "str x2, [x27]",
-      "mov x27, #0x1030",               // &g[6]
-      "str x2, [x27]",
+      "mov x16, #0x11f8",               // &g[63]: the barrier's record
+      "str x2, [x16]",
+      "mov x16, #0x1030",               // &g[6]
+      "str x2, [x16]",
       "mov x27, #0x1",                  // usetmp: r3 += 1 through REGTMP
       "add x3, x3, x27",
   };
@@ -460,17 +506,67 @@ end
     want.push_back("str x" + std::to_string(r) + ", [x27]");
   }
   want.push_back("add x0, x0, #0x1");
-  for (int k = 0; k < 4; k++) want.push_back("udf #21328");  // vfill vdump setflags flagsdump
+  // vfill 1: V0-V31, each half through X16.
+  for (int v = 0; v < 32; v++) {
+    for (const std::string& l : MovLines(16, VectorPattern(1, v, 0))) want.push_back(l);
+    want.push_back("fmov d" + std::to_string(v) + ", x16");
+    for (const std::string& l : MovLines(16, VectorPattern(1, v, 1))) want.push_back(l);
+    want.push_back("fmov v" + std::to_string(v) + ".d[1], x16");
+  }
+  // vdump 0: the area's address in X16, V0-V31 in pairs.
+  want.push_back("mov x16, #0x6000");
+  want.push_back("stp q0, q1, [x16]");
+  for (int v = 2; v < 32; v += 2)
+    want.push_back("stp q" + std::to_string(v) + ", q" + std::to_string(v + 1) + ", [x16, #" + std::to_string(16 * v) +
+                   "]");
+  want.push_back("mov x16, #0x30000000");  // setflags 3: N=0 Z=0 C=1 V=1 in bits 31..28
+  want.push_back("msr nzcv, x16");
+  uint32_t flagsdump = 4 * static_cast<uint32_t>(want.size());
+  want.push_back("mrs x16, nzcv");         // flagsdump g[7]
+  want.push_back("mov x27, #0x1038");
+  want.push_back("str x16, [x27]");
   want.push_back("ret");
   ExpectA64(e, "main.ops", want);
   EXPECT_EQ(UnsafeOf(e, "main.ops"), (Restarts{{0x0, 0x18}, {0x18, 0x34}, {0x34, 0x3c}}));
   Restarts dumps;
   for (uint32_t r = 0; r < 12; r++) dumps.push_back({0x3c + 8 * r, 0x44 + 8 * r});
+  dumps.push_back({flagsdump, flagsdump + 12});  // flagsdump: one sequence, MRS included
   EXPECT_EQ(RestartsOf(e, "main.ops"), dumps);
   const FuncInfo* f = e.table.Find("main.ops");
   ASSERT_EQ(f->inlines.size(), 1u);
   EXPECT_EQ(f->inlines[0].lo, 0x9cu);
   EXPECT_EQ(f->inlines[0].hi, 0xa0u);
+}
+
+// A restartatentry function is restarted at its entry as a whole: its REGTMP
+// expansions carry no restart sequences of their own (the runtime looks at
+// those first and would resume there instead).
+TEST(Arm64Lower, RestartAtEntryHasNoInnerSequences) {
+  Emitted e = EmitForTest(*NewArm64Lowerer(), R"(
+func main.again restartatentry
+  movi r1, 9
+  st g[29], r1
+  flagsdump g[7]
+  ret
+end
+func main.plain
+  st g[29], r1
+  ret
+end
+)");
+  ExpectA64(e, "main.again", {
+      "mov x1, #0x9",
+      "mov x27, #0x10e8",               // &g[29]
+      "str x1, [x27]",
+      "mrs x16, nzcv",
+      "mov x27, #0x1038",               // &g[7]
+      "str x16, [x27]",
+      "ret",
+  });
+  EXPECT_EQ(RestartsOf(e, "main.again"), Restarts{});
+  EXPECT_EQ(UnsafeOf(e, "main.again"), Restarts{});
+  const FuncInfo* f = e.table.Find("main.plain");
+  EXPECT_EQ(RestartsOf(e, "main.plain"), (Restarts{{f->entry, f->entry + 8}}));
 }
 
 // Branch ranges: CBZ/B.cond/ADR reach +-1 MiB, B/BL +-128 MiB. A target

@@ -39,6 +39,34 @@ ProbeCode PushCallPair() {
   return c;
 }
 
+// asyncPreempt's frame, from the SP it leaves (offsets upward; 240 bytes
+// allocated, then the 16-byte pushCall slot holding the interrupted LR):
+//     0  the resume PC (LR at entry), reloaded into X27 (REGTMP) to return
+//     8  x0 .. x17      (8 bytes each, 8..151)
+//   152  x19 .. x26     (152..215)
+//   216  nzcv, 224 fpsr, 232 fpcr
+//   240  the interrupted LR (pushCall's slot, not part of the table)
+// X18 (platform register), X27 (REGTMP), X28 (g), X29 (never used by
+// generated code) and X30 (in the pushCall slot) are not in the table, as in
+// Go. Vector registers: the 128-bit Q0-Q31 in the P's scratch area.
+std::vector<SavedReg> Arm64SavedRegs() {
+  static const char* const gprs[] = {"x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",
+                                     "x9",  "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17",
+                                     "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26"};
+  static const char* const q[] = {"q0",  "q1",  "q2",  "q3",  "q4",  "q5",  "q6",  "q7",  "q8",  "q9",  "q10",
+                                  "q11", "q12", "q13", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21",
+                                  "q22", "q23", "q24", "q25", "q26", "q27", "q28", "q29", "q30", "q31"};
+  std::vector<SavedReg> v;
+  v.push_back({"lr", SavedReg::kGeneral, 0, 8});
+  uint32_t off = 8;
+  for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
+  v.push_back({"nzcv", SavedReg::kFlags, 216, 8});
+  v.push_back({"fpsr", SavedReg::kFlags, 224, 8});
+  v.push_back({"fpcr", SavedReg::kFlags, 232, 8});
+  for (int i = 0; i < 32; i++) v.push_back({q[i], SavedReg::kVector, 16u * i, 16});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kArm64Port = {
@@ -56,6 +84,13 @@ const PortInfo kArm64Port = {
     .g_reg = "R28",
     .link_reg = "R30",
     .regtmp_reg = "R27",
+    .saved_regs = Arm64SavedRegs(),
+    .ir_regs = {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11"},
+    .async_frame = 256,
+    .xscratch_bytes = 512,
+    .xscratch_bytes_simd = 512,
+    .pushcall_bytes = 16,
+    .mcall_frame = 0,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
 };
