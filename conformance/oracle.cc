@@ -149,7 +149,10 @@ Expect Decide(const PortModel& port, const State& state, const Position& pos) {
   if (IsRuntimePackage(pos.op >= 0 ? InnermostPackage(f, pos.op) : f.package)) return refuse(Rule::kRuntimePkg);
   if (f.restart_at_entry) return {Verdict::kRestartAtEntry, Rule::kNone};
   if (port.has_regtmp && in && ExpandsThroughRegtmp(*in))
-    return {Verdict::kRestart, Rule::kNone, in->op != ir::Op::kDumpRegs && in->op != ir::Op::kVDump};
+    // dumpregs, vdump and flagsdump are several sequences (loong64 packs
+    // eight fcc bits before its store): any sequence start in the op.
+    return {Verdict::kRestart, Rule::kNone,
+            in->op != ir::Op::kDumpRegs && in->op != ir::Op::kVDump && in->op != ir::Op::kFlagsDump};
   return {Verdict::kAccept, Rule::kNone};
 }
 

@@ -35,6 +35,10 @@ constexpr int kZero = R0, kRA = R1, kSP = R3, kA0 = R4, kG = R22, kTmp = R30;
 // Free at entry (only r0 is live there) and at ret: the stack check's
 // registers, and the prologue's and epilogue's temporary for large frames.
 constexpr int kEntryTmp = R20, kEntryTmp2 = R19;
+// In the body, R20 and R19 are the vector/flag operations' and sumregs'
+// scratch: asyncPreempt saves them (REGTMP it does not), so code using
+// them is an ordinary safe point resumed in place.
+constexpr int kSaved = R20, kSaved2 = R19;
 // The tail hands f's caller's RA to morestack here, as Go's loong64 tail does.
 constexpr int kTailRA = R31;
 // IR register i -> machine register. r0 is $a0 (argument and result). The
@@ -85,9 +89,18 @@ void Lu12iW(Asm& a, int rd, int64_t imm) { a.Insn32(Ri20(0x14000000u, rd, imm));
 void Lu32iD(Asm& a, int rd, int64_t imm) { a.Insn32(Ri20(0x16000000u, rd, imm)); }
 void Jirl(Asm& a, int rd, int rj) { a.Insn32(0x4c000000u | uint32_t(rj) << 5 | uint32_t(rd)); }
 void Break(Asm& a, uint32_t code) { a.Insn32(0x002a0000u | (code & 0x7fff)); }
-// Emitted for an IR operation this port does not lower yet, so that a
-// program using one traps where it would otherwise silently do nothing.
-constexpr uint32_t kBreakUnsupported = 0x5350;
+// FCC moves and bit insertion.
+void Movgr2cf(Asm& a, int cd, int rj) { a.Insn32(0x0114d800u | uint32_t(rj) << 5 | uint32_t(cd)); }
+void Movcf2gr(Asm& a, int rd, int cj) { a.Insn32(0x0114dc00u | uint32_t(cj) << 5 | uint32_t(rd)); }
+void BstrinsD(Asm& a, int rd, int rj, int msb, int lsb) {  // rd[msb:lsb] = rj[msb-lsb:0]
+  a.Insn32(0x00800000u | uint32_t(msb) << 16 | uint32_t(lsb) << 10 | uint32_t(rj) << 5 | uint32_t(rd));
+}
+// LSX: vinsgr2vr.d vd, rj, ui1 (element ui1 of vd = rj); vst vd, rj, si12.
+void Vinsgr2vrD(Asm& a, int vd, int rj, int ui1) {
+  a.Insn32(0x72ebf000u | uint32_t(ui1 & 1) << 10 | uint32_t(rj) << 5 | uint32_t(vd));
+}
+void Vst(Asm& a, int vd, int rj, int64_t off) { a.Insn32(Ri12(0x2c400000u, vd, rj, off)); }
+constexpr int kVectorRegs = 32, kFccs = 8;
 
 // 8-byte load/store at base+off: ld.d/st.d reach +-2 KiB, ldptr.d/stptr.d
 // (offset in 4-byte units) reach the rest of a frame up to StackBig.
@@ -145,13 +158,21 @@ void AddImm(Asm& a, int rd, int rj, int32_t imm, int tmp) {
 // One IR operation expanded through REGTMP: a preemption inside resumes at
 // its first instruction, which recomputes REGTMP. Every such sequence writes
 // its IR destination (or memory) with its last instruction only.
+// In a function marked restartatentry no sequence is recorded: a
+// preemption anywhere in it resumes at the entry, which recomputes REGTMP
+// too (the oracle's order: the function's mark over the sequence's).
 class Restartable {
  public:
-  explicit Restartable(Asm& a) : a_(a) { a_.BeginRegion(Asm::kRestartable); }
-  ~Restartable() { a_.EndRegion(); }
+  Restartable(Asm& a, const FuncCtx& ctx) : a_(a), on_(!(ctx.fn && ctx.fn->restart_at_entry)) {
+    if (on_) a_.BeginRegion(Asm::kRestartable);
+  }
+  ~Restartable() {
+    if (on_) a_.EndRegion();
+  }
 
  private:
   Asm& a_;
+  bool on_;
 };
 
 void Branch(Asm& a, uint32_t op, int label) {  // b / bl
@@ -208,12 +229,12 @@ class Loong64Lowerer final : public Lowerer {
         if (FitsSigned(i.imm, 12)) {
           AddiD(a, kRegs[i.rd], kRegs[i.rd], i.imm);
         } else {
-          Restartable r(a);
+          Restartable r(a, ctx);
           AddImm(a, kRegs[i.rd], kRegs[i.rd], static_cast<int32_t>(i.imm), kTmp);
         }
         break;
       case Op::kMuli: {
-        Restartable r(a);
+        Restartable r(a, ctx);
         Mov32(a, kTmp, static_cast<int32_t>(i.imm));
         MulD(a, kRegs[i.rd], kRegs[i.rd], kTmp);
         break;
@@ -244,13 +265,13 @@ class Loong64Lowerer final : public Lowerer {
         Jirl(a, kZero, kRA);
         break;
       case Op::kLdGlobal: {
-        Restartable r(a);
+        Restartable r(a, ctx);
         Mov64(a, kTmp, GlobalAddr(env, i.imm));
         LdD(a, kRegs[i.rd], kTmp, 0);
         break;
       }
       case Op::kStGlobal: {
-        Restartable r(a);
+        Restartable r(a, ctx);
         Mov64(a, kTmp, GlobalAddr(env, i.imm));
         StD(a, kRegs[i.rs], kTmp, 0);
         break;
@@ -264,17 +285,15 @@ class Loong64Lowerer final : public Lowerer {
       case Op::kFillRegs:
         for (int r = 0; r < ir::kPortableRegs; r++) Mov64(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
         break;
-      case Op::kSumRegs: {
-        // REGTMP accumulates; rd is written last, so a restart recomputes.
-        Restartable r(a);
-        Move(a, kTmp, kRegs[0]);
-        for (int k = 1; k < ir::kPortableRegs; k++) AddD(a, kTmp, kTmp, kRegs[k]);
-        Move(a, kRegs[i.rd], kTmp);
+      case Op::kSumRegs:
+        // A saved scratch accumulates (not REGTMP): resumed in place.
+        Move(a, kSaved, kRegs[0]);
+        for (int k = 1; k < ir::kPortableRegs; k++) AddD(a, kSaved, kSaved, kRegs[k]);
+        Move(a, kRegs[i.rd], kSaved);
         break;
-      }
       case Op::kDumpRegs:
         for (int k = 0; k < ir::kPortableRegs; k++) {
-          Restartable r(a);
+          Restartable r(a, ctx);
           Mov64(a, kTmp, GlobalAddr(env, i.imm + k));
           StD(a, kRegs[k], kTmp, 0);
         }
@@ -317,13 +336,40 @@ class Loong64Lowerer final : public Lowerer {
       case Op::kInlineEnd:
         break;  // the driver records the inline tree; no code
       case Op::kVFill:
-      case Op::kVDump:
-      case Op::kSetFlags:
-      case Op::kFlagsDump:
-        // The vector registers and FCC flags arrive with loong64's
-        // asyncPreempt layout; until then these must not pass unnoticed.
-        Break(a, kBreakUnsupported);
+        // Each LSX register (the low 128 bits of the LASX one): element 0,
+        // then element 1, through the saved scratch.
+        for (int v = 0; v < kVectorRegs; v++) {
+          Mov64(a, kSaved, VectorPattern(i.imm, v, 0));
+          Vinsgr2vrD(a, v, kSaved, 0);
+          Mov64(a, kSaved, VectorPattern(i.imm, v, 1));
+          Vinsgr2vrD(a, v, kSaved, 1);
+        }
         break;
+      case Op::kVDump:
+        // The address in the saved scratch: resumed in place anywhere.
+        Mov64(a, kSaved, env.vdump + static_cast<uint64_t>(kVDumpBytes) * static_cast<uint64_t>(i.imm));
+        for (int v = 0; v < kVectorRegs; v++) Vst(a, v, kSaved, 16 * v);
+        break;
+      case Op::kSetFlags:
+        // fcc_i = bit i of IMM.
+        for (int f = 0; f < kFccs; f++) {
+          Ori(a, kSaved, kZero, (i.imm >> f) & 1);
+          Movgr2cf(a, f, kSaved);
+        }
+        break;
+      case Op::kFlagsDump: {
+        // Pack fcc0..7 (bit i = fcc_i) in the saved scratch, then store it
+        // through REGTMP: the address and the store are restartable.
+        Movcf2gr(a, kSaved, 0);
+        for (int f = 1; f < kFccs; f++) {
+          Movcf2gr(a, kSaved2, f);
+          BstrinsD(a, kSaved, kSaved2, f, f);
+        }
+        Restartable r(a, ctx);
+        Mov64(a, kTmp, GlobalAddr(env, i.imm));
+        StD(a, kSaved, kTmp, 0);
+        break;
+      }
       case Op::kService:
         if (i.service == ir::Service::kGo) {
           a.Insn32(Ri20(0x18000000u, kA0, 0));  // pcaddi $a0, F

@@ -4,7 +4,8 @@
 // branch and a service call), then the encodings the shared program does not
 // reach (frames beyond addi.d's 12 bits, every immediate form, go F, the
 // goexit stub), the unsafe and restartable sequences the function table
-// records, and the branch ranges Resolve enforces.
+// records, the vector and flag operations, and the branch ranges Resolve
+// enforces.
 #include "platforms/loong64/lower.h"
 
 #include <gtest/gtest.h>
@@ -238,9 +239,9 @@ TEST(Loong64Lower, WideImmediatesAndFrames) {
     regs.insert(regs.end(), {"lu12i.w " + n + ", 0", "ori " + n + ", " + n + ", " + lo, "lu32i.d " + n + ", 0",
                              "lu52i.d " + n + ", " + n + ", 0"});
   }
-  regs.push_back("move $s7, $a0");  // sumregs accumulates in REGTMP
-  for (int r = 1; r < 12; r++) regs.push_back(std::string("add.d $s7, $s7, ") + names[r]);
-  regs.insert(regs.end(), {"move $s0, $s7", "ret"});
+  regs.push_back("move $t8, $a0");  // sumregs accumulates in $t8, which asyncPreempt saves
+  for (int r = 1; r < 12; r++) regs.push_back(std::string("add.d $t8, $t8, ") + names[r]);
+  regs.insert(regs.end(), {"move $s0, $t8", "ret"});
   ExpectDisasm("loong64", e, "main.regs", regs);
   // The goexit service's function is 0x10000 + 0x100 * its index (the last
   // service), below 1 MiB: lu12i.w and ori carry it all.
@@ -327,9 +328,9 @@ end
     want.insert(want.end(), {"lu12i.w $s7, 1", lo, "lu32i.d $s7, 0", "lu52i.d $s7, $s7, 0",
                              std::string("st.d ") + names[r] + ", $s7, 0"});
   }
-  want.push_back("move $s7, $a0");  // 0x170: sumregs r4, restartable
-  for (int r = 1; r < 12; r++) want.push_back(std::string("add.d $s7, $s7, ") + names[r]);
-  want.insert(want.end(), {"move $a3, $s7", "ret"});
+  want.push_back("move $t8, $a0");  // 0x170: sumregs r4, in place (no region)
+  for (int r = 1; r < 12; r++) want.push_back(std::string("add.d $t8, $t8, ") + names[r]);
+  want.insert(want.end(), {"move $a3, $t8", "ret"});
   ExpectDisasm("loong64", e, "main.async", want);
 
   const FuncInfo* f = e.table.Find("main.async");
@@ -340,7 +341,6 @@ end
   EXPECT_EQ(unsafe, want_unsafe);
   std::vector<std::pair<uint32_t, uint32_t>> want_restarts = {{0x00, 0x14}, {0x18, 0x24}};
   for (uint32_t k = 0; k < 12; k++) want_restarts.push_back({0x80 + 20 * k, 0x80 + 20 * k + 20});
-  want_restarts.push_back({0x170, 0x1a4});
   for (size_t k = 0; k < f->restarts.size(); k++) {
     restarts.push_back({f->restarts[k].lo, f->restarts[k].hi});
     EXPECT_EQ(f->restarts[k].mark, k % 2 == 0 ? -3 : -4) << "adjacent sequences alternate";
@@ -348,17 +348,88 @@ end
   EXPECT_EQ(restarts, want_restarts);
 }
 
-// The vector and flag operations are not lowered on loong64 yet: each traps
-// rather than silently doing nothing.
-TEST(Loong64Lower, NotYetLoweredOperationsTrap) {
+// The vector and flag operations: everything through $t8/$t7 (saved by
+// asyncPreempt, so resumed in place) but flagsdump's address and store,
+// which go through REGTMP and are one restartable sequence.
+TEST(Loong64Lower, VectorAndFlagOperations) {
   Emitted e = EmitForTest(*NewLoong64Lowerer(), R"(
-func main.later
+func main.vec
   vfill 1
-  setflags 1
+  vdump 1
+  setflags 5
+  flagsdump g[7]
   ret
 end
 )");
-  ExpectDisasm("loong64", e, "main.later", {"break 0x5350", "break 0x5350", "ret"});
+  // Mov64's four instructions for v into $t8, as objdump prints them.
+  auto mov64 = [&](const std::string& r, uint64_t v) {
+    int64_t hi20 = static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(v >> 12) << 12) >> 12);
+    int64_t mid20 = static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(v >> 32) << 12) >> 12);
+    int64_t top12 = static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(v >> 52) << 20) >> 20);
+    char a[64], b[64], c[64], d[64];
+    snprintf(a, sizeof a, "lu12i.w %s, %lld", r.c_str(), static_cast<long long>(hi20));
+    snprintf(b, sizeof b, "ori %s, %s, 0x%llx", r.c_str(), r.c_str(), static_cast<unsigned long long>(v & 0xfff));
+    snprintf(c, sizeof c, "lu32i.d %s, %lld", r.c_str(), static_cast<long long>(mid20));
+    snprintf(d, sizeof d, "lu52i.d %s, %s, %lld", r.c_str(), r.c_str(), static_cast<long long>(top12));
+    return std::vector<std::string>{a, b, c, d};
+  };
+  std::vector<std::string> want;
+  for (int v = 0; v < 32; v++) {
+    for (int h = 0; h < 2; h++) {
+      auto m = mov64("$t8", VectorPattern(1, v, h));
+      want.insert(want.end(), m.begin(), m.end());
+      want.push_back("vinsgr2vr.d $vr" + std::to_string(v) + ", $t8, 0x" + std::to_string(h));
+    }
+  }
+  auto m = mov64("$t8", TestEnv().vdump + kVDumpBytes);
+  want.insert(want.end(), m.begin(), m.end());
+  for (int v = 0; v < 32; v++) want.push_back("vst $vr" + std::to_string(v) + ", $t8, " + std::to_string(16 * v));
+  for (int f = 0; f < 8; f++) {
+    want.push_back((5 >> f) & 1 ? "li.w $t8, 0x1" : "li.w $t8, 0x0");
+    want.push_back("movgr2cf $fcc" + std::to_string(f) + ", $t8");
+  }
+  uint32_t flags_at = 4 * static_cast<uint32_t>(want.size());
+  want.push_back("movcf2gr $t8, $fcc0");
+  for (int f = 1; f < 8; f++) {
+    want.push_back("movcf2gr $t7, $fcc" + std::to_string(f));
+    want.push_back("bstrins.d $t8, $t7, 0x" + std::to_string(f) + ", 0x" + std::to_string(f));
+  }
+  uint32_t region_at = 4 * static_cast<uint32_t>(want.size());
+  m = mov64("$s7", TestEnv().globals + 8 * 7);
+  want.insert(want.end(), m.begin(), m.end());
+  want.insert(want.end(), {"st.d $t8, $s7, 0", "ret"});
+  ExpectDisasm("loong64", e, "main.vec", want);
+  const FuncInfo* f = e.table.Find("main.vec");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->unsafe.empty());
+  ASSERT_EQ(f->restarts.size(), 1u);
+  EXPECT_EQ(f->restarts[0].lo, region_at);
+  EXPECT_EQ(f->restarts[0].hi, region_at + 20);
+  EXPECT_EQ(region_at - flags_at, 4u * 15);
+}
+
+// In a restartatentry function a preemption anywhere resumes at the entry,
+// which rewinds REGTMP sequences too: none is recorded there.
+TEST(Loong64Lower, NoSequencesInARestartAtEntryFunction) {
+  Emitted e = EmitForTest(*NewLoong64Lowerer(), R"(
+func main.again restartatentry
+  movi r1, 9
+  st g[29], r1
+  muli r1, 3
+  ret
+end
+func main.plain
+  st g[29], r1
+  ret
+end
+)");
+  const FuncInfo* f = e.table.Find("main.again");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->restarts.empty());
+  EXPECT_TRUE(f->has(kFuncRestartAtEntry));
+  const FuncInfo* g = e.table.Find("main.plain");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->restarts.size(), 1u);
 }
 
 // One instruction with a fixup, resolved against `target` (bytes from it).

@@ -1,17 +1,108 @@
-// PLACEHOLDER: the loong64 asyncPreempt printer (see platforms/mkpreempt.cc).
-// Until the port has a SavedReg table the runtime treats it as having no
-// asynchronous preemption and never injects these.
+// The loong64 asyncPreempt printer (see platforms/mkpreempt.cc).
+//
+// Entered through pushCall: RA = the resume PC, the interrupted RA at 0(SP).
+// The frame (platforms/loong64/port.cc) holds the resume PC at 0, then the
+// table's general registers and flags, and REGTMP at frame-8; the LASX
+// registers go to the P's scratch area.
+//
+// The return jump: Go's loong64 asyncPreempt returns through REGTMP ($r30),
+// which it never preserves, so code resumed inside a REGTMP sequence that
+// was not rewound computes a wrong address and usually faults. Here the
+// jump goes through $r21 instead (reserved by the psABI: neither generated
+// code nor C ever allocates it; it is saved but not restored) and REGTMP is
+// restored, so a broken restart rule (the sweep's no-restart and
+// skip-unsafe-point mutations) shows as disagreements with the oracle
+// instead of a SIGSEGV that kills the in-process sweep. kJumpThroughR21 =
+// false gives Go's exact behaviour.
+//
+// clang 16's integrated assembler has no LSX/LASX mnemonics, so xvst/xvld
+// are emitted as .word with their encodings (2RI12: op|si12<<10|rj<<5|xd).
 #include <cstdio>
-#include <initializer_list>
+#include <cstdlib>
+#include <string>
 
+#include "platforms/loong64/port.h"
 #include "platforms/mkpreempt.h"
 
 namespace safepoint {
+namespace {
+
+constexpr bool kJumpThroughR21 = true;
+
+constexpr unsigned kXvld = 0x2c800000u, kXvst = 0x2cc00000u;
+
+int XrNum(std::string_view name) {  // "$xrN" -> N
+  return std::atoi(std::string(name.substr(3)).c_str());
+}
+
+void Vector(unsigned op, const SavedReg& r) {
+  // $r4 holds g->m->p.
+  printf("\t.word 0x%08x | (((P_XSCRATCH+%u) & 0xfff) << 10) | (4 << 5) | %d\t/* %s %s, $r4, P_XSCRATCH+%u */\n",
+         op, r.offset, XrNum(r.name), op == kXvst ? "xvst" : "xvld", std::string(r.name).c_str(), r.offset);
+}
+
+void Loong64Function(const PortInfo& p, const char* name, std::string_view drop = {}) {
+  uint32_t alloc = p.async_frame - 8;  // pushCall's 8 bytes are already below SP
+  printf("\t.globl %s\n\t.type %s, @function\n%s:\n", name, name, name);
+  printf("\taddi.d $r3, $r3, -%u\n", alloc);
+  printf("\tst.d $r1, $r3, 0\n");  // the resume PC
+  uint32_t regtmp_off = alloc - 8;  // the padding slot above fcsr0
+  if (kJumpThroughR21) printf("\tst.d $r30, $r3, %u\n", regtmp_off);
+  for (const SavedReg& r : p.saved_regs)
+    if (r.kind == SavedReg::kGeneral && r.name != drop)
+      printf("\tst.d %s, $r3, %u\n", std::string(r.name).c_str(), r.offset);
+  // $r4 and $r5 are saved now: free as temporaries.
+  for (const SavedReg& r : p.saved_regs) {
+    if (r.kind != SavedReg::kFlags) continue;
+    if (r.name == "fcc") {
+      printf("\tmovcf2gr $r4, $fcc0\n");
+      for (int i = 1; i < 8; i++) printf("\tmovcf2gr $r5, $fcc%d\n\tbstrins.d $r4, $r5, %d, %d\n", i, i, i);
+    } else {
+      printf("\tmovfcsr2gr $r4, $%s\n", std::string(r.name).c_str());
+    }
+    printf("\tst.d $r4, $r3, %u\n", r.offset);
+  }
+  printf("\tld.d $r4, $r22, G_M\n\tld.d $r4, $r4, M_P\n");
+  // xvst/xvld reach 12 signed bits from the P.
+  printf("\t.if P_XSCRATCH + %u > 2048\n\t.error \"P_XSCRATCH beyond xvst's reach\"\n\t.endif\n", p.xscratch_bytes);
+  for (const SavedReg& r : p.saved_regs)
+    if (r.kind == SavedReg::kVector) Vector(kXvst, r);
+  // sp_mcall records sched.pc = RA (the next instruction), sched.sp = SP.
+  printf("\tla.pcrel $r4, sp_asyncpreempt2_g0\n\tbl sp_mcall\n");
+  // Resumed here, perhaps on another M and P.
+  printf("\tld.d $r4, $r22, G_M\n\tld.d $r4, $r4, M_P\n");
+  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
+    if (it->kind == SavedReg::kVector) Vector(kXvld, *it);
+  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it) {
+    if (it->kind != SavedReg::kFlags) continue;
+    printf("\tld.d $r4, $r3, %u\n", it->offset);
+    if (it->name == "fcc") {
+      for (int i = 7; i >= 0; i--) printf("\tbstrpick.d $r5, $r4, %d, %d\n\tmovgr2cf $fcc%d, $r5\n", i, i, i);
+    } else {
+      printf("\tmovgr2fcsr $%s, $r4\n", std::string(it->name).c_str());
+    }
+  }
+  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
+    if (it->kind == SavedReg::kGeneral && it->name != drop)
+      printf("\tld.d %s, $r3, %u\n", std::string(it->name).c_str(), it->offset);
+  if (kJumpThroughR21) {
+    printf("\tld.d $r30, $r3, %u\n\tld.d $r21, $r3, 0\n", regtmp_off);  // REGTMP; the resume PC
+  } else {
+    printf("\tld.d $r30, $r3, 0\n");  // the resume PC, in REGTMP (as Go)
+  }
+  printf("\tld.d $r1, $r3, %u\n", alloc);   // the interrupted RA, from pushCall's slot
+  printf("\taddi.d $r3, $r3, %u\n", alloc + 8);
+  printf("\tjirl $r0, %s, 0\n", kJumpThroughR21 ? "$r21" : "$r30");
+  printf("\t.size %s, .-%s\n\n", name, name);
+}
+
+}  // namespace
 
 void PrintPreemptLoong64() {
   PrintPreemptBanner("loong64");
-  for (const char* fn : {"sp_asyncPreempt", "sp_asyncPreempt_simd", "sp_asyncPreempt_drop1"})
-    printf("\t.globl %s\n\t.type %s, @function\n%s:\n\tbreak 0\n\t.size %s, .-%s\n", fn, fn, fn, fn, fn);
+  Loong64Function(kLoong64Port, "sp_asyncPreempt");
+  Loong64Function(kLoong64Port, "sp_asyncPreempt_simd");
+  Loong64Function(kLoong64Port, "sp_asyncPreempt_drop1", kLoong64Port.ir_regs[3]);
 }
 
 }  // namespace safepoint

@@ -43,6 +43,38 @@ ProbeCode PushCallPair() {
   return c;
 }
 
+// asyncPreempt's frame, from the SP it leaves (offsets upward):
+//   0         the resume PC (RA at entry; private to the printer)
+//   8..208    $r4..$r21, $r23..$r29, $r31 (every register but $r0, RA,
+//             $tp, SP, g and REGTMP), 8 bytes each
+//   216       fcc0..fcc7 packed: bit i = fcc_i
+//   224       fcsr0
+//   232       padding
+//   240       REGTMP ($r30; private to the printer, see mkpreempt.cc)
+// It allocates 248 bytes below the 8 pushCall took (the interrupted RA), so
+// SP stays 16-byte aligned. The 32 LASX registers go to the P's scratch
+// area, 32 bytes each; their low 128 bits are the LSX registers and their
+// low 64 the FPRs.
+constexpr uint32_t kLoong64GprBase = 8, kLoong64FccOff = 216, kLoong64FcsrOff = 224, kLoong64Alloc = 248;
+
+std::vector<SavedReg> Loong64SavedRegs() {
+  static const char* const gprs[] = {"$r4",  "$r5",  "$r6",  "$r7",  "$r8",  "$r9",  "$r10", "$r11", "$r12",
+                                     "$r13", "$r14", "$r15", "$r16", "$r17", "$r18", "$r19", "$r20", "$r21",
+                                     "$r23", "$r24", "$r25", "$r26", "$r27", "$r28", "$r29", "$r31"};
+  static const char* const xr[] = {"$xr0",  "$xr1",  "$xr2",  "$xr3",  "$xr4",  "$xr5",  "$xr6",  "$xr7",
+                                   "$xr8",  "$xr9",  "$xr10", "$xr11", "$xr12", "$xr13", "$xr14", "$xr15",
+                                   "$xr16", "$xr17", "$xr18", "$xr19", "$xr20", "$xr21", "$xr22", "$xr23",
+                                   "$xr24", "$xr25", "$xr26", "$xr27", "$xr28", "$xr29", "$xr30", "$xr31"};
+  std::vector<SavedReg> v;
+  uint32_t off = kLoong64GprBase;
+  for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
+  v.push_back({"fcc", SavedReg::kFlags, kLoong64FccOff, 8});
+  v.push_back({"fcsr0", SavedReg::kFlags, kLoong64FcsrOff, 8});
+  for (int i = 0; i < 32; i++) v.push_back({xr[i], SavedReg::kVector, 32u * i, 32});
+  return v;
+}
+static_assert(kLoong64GprBase + 8 * 26 == kLoong64FccOff);
+
 }  // namespace
 
 const PortInfo kLoong64Port = {
@@ -60,6 +92,14 @@ const PortInfo kLoong64Port = {
     .g_reg = "R22",
     .link_reg = "R1",
     .regtmp_reg = "R30",
+    .saved_regs = Loong64SavedRegs(),
+    // As platforms/loong64/lower.cc's kRegs.
+    .ir_regs = {"$r4", "$r23", "$r5", "$r6", "$r7", "$r8", "$r9", "$r10", "$r11", "$r24", "$r25", "$r26"},
+    .async_frame = kLoong64Alloc + 8,
+    .xscratch_bytes = 1024,
+    .xscratch_bytes_simd = 1024,
+    .pushcall_bytes = 8,
+    .mcall_frame = 0,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
 };
