@@ -17,58 +17,12 @@
 namespace safepoint {
 namespace {
 
-// objdump's aarch64 text, normalized as platforms/common/disasm.h does,
-// except that '#' is kept: on arm64 it starts every immediate ("ldr x16,
-// [x28, #16]"), and comments are "//". disasm.h cuts lines at '#' for every
-// port, which would reduce these expectations to "ldr x16, [x28,"; once it
-// treats '#' as a comment only where objdump does, this helper can give way
-// to ExpectDisasm with the same expected lines.
+// objdump's aarch64 text, through the shared helper (which keeps '#':
+// on arm64 it starts immediates, and comments are "//").
 std::vector<DisasmLine> Objdump(const std::vector<uint8_t>& code) {
   std::vector<DisasmLine> out;
-  char path[] = "/tmp/safepoint-arm64-lower-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return out;
-  bool wrote = write(fd, code.data(), code.size()) == static_cast<ssize_t>(code.size());
-  close(fd);
-  std::string all;
-  if (wrote) {
-    std::string cmd = std::string("aarch64-linux-gnu-objdump -D -b binary -m aarch64 ") + path + " 2>&1";
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-      char buf[4096];
-      size_t n;
-      while ((n = fread(buf, 1, sizeof buf, p)) > 0) all.append(buf, n);
-      if (pclose(p) != 0) all.clear();
-    }
-  }
-  unlink(path);
-  std::istringstream in(all);
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t colon = line.find(":\t");
-    if (colon == std::string::npos) continue;
-    char* end = nullptr;
-    unsigned long off = strtoul(line.c_str(), &end, 16);
-    if (end == line.c_str() || static_cast<size_t>(end - line.c_str()) != colon) continue;
-    size_t tab = line.find('\t', colon + 2);
-    if (tab == std::string::npos) continue;
-    std::string text = line.substr(tab + 1);
-    for (const char* c : {"//", "<"}) {
-      size_t h = text.find(c);
-      if (h != std::string::npos) text = text.substr(0, h);
-    }
-    std::string collapsed;
-    bool space = false;
-    for (char ch : text) {
-      if (ch == ' ' || ch == '\t') {
-        space = true;
-      } else {
-        if (space && !collapsed.empty()) collapsed += ' ';
-        collapsed += ch;
-        space = false;
-      }
-    }
-    out.push_back({static_cast<uint32_t>(off), collapsed});
-  }
+  std::string err;
+  EXPECT_TRUE(Disassemble("arm64", code, &out, &err)) << err;
   return out;
 }
 
