@@ -53,7 +53,8 @@ struct SavedReg {
   Kind kind;
   uint32_t offset;
   uint32_t size;  // bytes
-  bool simd_only = false;  // saved only under the simd setting (amd64 YMM upper halves)
+  bool simd_only = false;    // saved only under the simd setting (amd64 YMM)
+  bool avx512_only = false;  // saved only under simd on a CPU with AVX-512 (amd64 ZMM, K)
 };
 
 struct PortInfo {
@@ -90,6 +91,7 @@ struct PortInfo {
   uint32_t async_frame = 0;
   uint32_t xscratch_bytes = 0;
   uint32_t xscratch_bytes_simd = 0;
+  uint32_t xscratch_bytes_avx512 = 0;  // amd64 only: Z0-Z15 and K0-K7
   // Bytes the injected call itself needs below the interrupted SP (pushCall):
   // 8 on amd64 and loong64, 16 on arm64.
   uint32_t pushcall_bytes = 0;

@@ -265,6 +265,9 @@ class Runtime {
   AsyncDecision isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval);
   bool async_supported() const { return async_supported_; }
   size_t asyncPreemptStack() const { return async_preempt_stack_; }
+  // Which vector registers asyncPreempt saves: 0 the base set, 1 the simd
+  // set, 2 simd with AVX-512 (SavedReg::simd_only / avx512_only).
+  int xstate_tier() const { return xstate_tier_; }
   // Called by the SIGURG handler.
   void doSigPreempt(M* m, void* ucontext);
   // Called on g0 by asyncPreempt through mcall.
@@ -363,6 +366,7 @@ class Runtime {
   size_t async_preempt_stack_ = 0;
   uintptr_t async_preempt_entry_ = 0;
   size_t xstate_bytes_ = 0;
+  int xstate_tier_ = 0;  // 0 base vectors, 1 simd, 2 simd with AVX-512
   // Stop-the-world and forEachP.
   std::atomic<bool> gcwaiting_{false};
   std::atomic<int> stopped_ps_{0};

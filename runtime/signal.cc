@@ -42,6 +42,9 @@ extern "C" {
 void sp_asyncPreempt();
 void sp_asyncPreempt_simd();
 void sp_asyncPreempt_drop1();
+#if defined(__x86_64__)
+void sp_asyncPreempt_avx512();  // amd64 only
+#endif
 [[noreturn]] void sp_asyncpreempt2_g0(safepoint::G* gp);
 }
 
@@ -103,12 +106,18 @@ void Runtime::InitAsync() {
   // A port without an asyncPreempt layout table has no asyncPreempt to inject.
   async_supported_ = port.has(kCapAsyncPreemption) && !port.saved_regs.empty() && opts_.preempt_m_supported;
   bool simd = opts_.simd && port.xscratch_bytes_simd > port.xscratch_bytes;
+  bool avx512 = false;
 #if defined(__x86_64__)
   if (simd && !__builtin_cpu_supports("avx")) simd = false;  // YMM needs AVX (QEMU has no AVX-512)
+  avx512 = simd && port.xscratch_bytes_avx512 > 0 && __builtin_cpu_supports("avx512f");
 #endif
   async_preempt_entry_ = reinterpret_cast<uintptr_t>(simd ? &sp_asyncPreempt_simd : &sp_asyncPreempt);
+#if defined(__x86_64__)
+  if (avx512) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_avx512);
+#endif
   if (opts_.mutate_drop_register) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1);
-  xstate_bytes_ = simd ? port.xscratch_bytes_simd : port.xscratch_bytes;
+  xstate_bytes_ = avx512 ? port.xscratch_bytes_avx512 : simd ? port.xscratch_bytes_simd : port.xscratch_bytes;
+  xstate_tier_ = avx512 ? 2 : simd ? 1 : 0;
   // asyncPreemptStack: asyncPreempt's frame, what its call into mcall puts
   // on the goroutine stack, and 8 words of slack, as Go computes it.
   async_preempt_stack_ = port.async_frame + port.mcall_frame + 8 * 8;

@@ -15,7 +15,15 @@ void PrintPreemptBanner(const char* port) {
 // `drop`: a register the function neither saves nor restores (the
 // mutation that shows the save-area tests can fail), or empty.
 namespace {
-void Amd64Function(const PortInfo& p, const char* name, bool simd, std::string_view drop = {}) {
+// tier 0: X0-X15; 1 (simd): Y0-Y15; 2 (simd with AVX-512): Z0-Z15, K0-K7.
+bool InTier(const SavedReg& r, int tier) {
+  return tier == 2 ? r.avx512_only : tier == 1 ? r.simd_only : !r.simd_only && !r.avx512_only;
+}
+const char* VecMove(const SavedReg& r) {
+  return r.name[0] == 'k' ? "kmovq" : r.name[0] == 'z' ? "vmovdqu64" : r.name[0] == 'y' ? "vmovdqu" : "movdqu";
+}
+
+void Amd64Function(const PortInfo& p, const char* name, int tier, std::string_view drop = {}) {
   uint32_t alloc = p.async_frame - 8;  // the resume PC is already pushed
   printf("\t.globl %s\n\t.type %s, @function\n%s:\n", name, name, name);
   printf("\tleaq -%u(%%rsp), %%rsp\n", alloc);  // LEAQ leaves the flags alone
@@ -26,14 +34,13 @@ void Amd64Function(const PortInfo& p, const char* name, bool simd, std::string_v
     if (r.kind == SavedReg::kFlags) printf("\tpushfq\n\tpopq %%rax\n\tmovq %%rax, %u(%%rsp)\n", r.offset);
   printf("\tmovq G_M(%%r14), %%rax\n\tmovq M_P(%%rax), %%rax\n");
   for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kVector && r.simd_only == simd)
-      printf("\t%s %%%s, P_XSCRATCH+%u(%%rax)\n", simd ? "vmovdqu" : "movdqu", std::string(r.name).c_str(), r.offset);
+    if (r.kind == SavedReg::kVector && InTier(r, tier))
+      printf("\t%s %%%s, P_XSCRATCH+%u(%%rax)\n", VecMove(r), std::string(r.name).c_str(), r.offset);
   printf("\tleaq sp_asyncpreempt2_g0(%%rip), %%rdi\n\tcall sp_mcall\n");
   printf("\tmovq G_M(%%r14), %%rax\n\tmovq M_P(%%rax), %%rax\n");
   for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
-    if (it->kind == SavedReg::kVector && it->simd_only == simd)
-      printf("\t%s P_XSCRATCH+%u(%%rax), %%%s\n", simd ? "vmovdqu" : "movdqu", it->offset,
-             std::string(it->name).c_str());
+    if (it->kind == SavedReg::kVector && InTier(*it, tier))
+      printf("\t%s P_XSCRATCH+%u(%%rax), %%%s\n", VecMove(*it), it->offset, std::string(it->name).c_str());
   for (const SavedReg& r : p.saved_regs)
     if (r.kind == SavedReg::kFlags) printf("\tmovq %u(%%rsp), %%rax\n\tpushq %%rax\n\tpopfq\n", r.offset);
   for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
@@ -46,9 +53,10 @@ void Amd64Function(const PortInfo& p, const char* name, bool simd, std::string_v
 
 void PrintPreemptAmd64() {
   PrintPreemptBanner("amd64");
-  Amd64Function(kAmd64Port, "sp_asyncPreempt", false);
-  Amd64Function(kAmd64Port, "sp_asyncPreempt_simd", true);
-  Amd64Function(kAmd64Port, "sp_asyncPreempt_drop1", false, kAmd64Port.ir_regs[3]);
+  Amd64Function(kAmd64Port, "sp_asyncPreempt", 0);
+  Amd64Function(kAmd64Port, "sp_asyncPreempt_simd", 1);
+  Amd64Function(kAmd64Port, "sp_asyncPreempt_avx512", 2);
+  Amd64Function(kAmd64Port, "sp_asyncPreempt_drop1", 0, kAmd64Port.ir_regs[3]);
 }
 
 }  // namespace safepoint
