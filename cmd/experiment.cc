@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "runtime/chapter.h"
 #include "runtime/runtime.h"
 
 extern char** environ;
@@ -42,17 +43,7 @@ again:
 )") + bodies[loop] + R"(
   jmp again
 end
-func main.leaf
-  muli r0, 3
-  addi r0, 1
-  ret
-end
-func main.nonleaf frame=16
-  call main.leaf
-  addi r0, 1
-  ret
-end
-)";
+)" + std::string(kChapterLeafAndNonleaf);
 }
 
 std::vector<std::string> SplitWords(const char* s) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "conformance/harness.h"
+#include "runtime/chapter.h"
 
 namespace safepoint::conformance {
 namespace {
@@ -22,18 +23,7 @@ constexpr int kGo1 = 14;       // leave loop 0, enter the region
 constexpr int kCount2 = 15;    // loop 2 iterations
 constexpr int kCount0 = 16;    // loop 0 iterations
 
-const char* kCallees = R"(
-func main.nonleaf frame=16
-  call main.leaf
-  addi r0, 1
-  ret
-end
-func main.leaf
-  muli r0, 3
-  addi r0, 1
-  ret
-end
-)";
+const char* kCallees = kChapterLeafAndNonleaf;
 
 // A loop that runs until g[stop] is set, counting in g[count]; its body is
 // `body` (a call, or inlined arithmetic).

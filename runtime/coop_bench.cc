@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "platforms/native.h"
+#include "runtime/chapter.h"
 #include "runtime/runtime.h"
 
 namespace safepoint {
@@ -38,18 +39,7 @@ bool RunProg(const std::string& text, RuntimeOptions opts, const std::function<v
   return ok;
 }
 
-const char* kCallees = R"(
-func main.nonleaf frame=16
-  call main.leaf
-  addi r0, 1
-  ret
-end
-func main.leaf
-  muli r0, 3
-  addi r0, 1
-  ret
-end
-)";
+const char* kCallees = kChapterLeafAndNonleaf;
 
 // ns per mcall+gogo round trip: `wait 5` on a handshake already given goes
 // to g0 through mcall and straight back through gogo.
