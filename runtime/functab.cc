@@ -14,14 +14,8 @@ const FuncInfo* FuncTable::Find(const std::string& name) const {
   return nullptr;
 }
 
-const std::string& FuncInfo::InnermostName(uint32_t off) const {
-  const Inline* best = nullptr;
-  for (const Inline& in : inlines)
-    if (off >= in.lo && off < in.hi && (!best || in.hi - in.lo <= best->hi - best->lo)) best = &in;
-  return best ? best->name : name;
-}
-
 const std::string& FuncInfo::InnermostPackage(uint32_t off) const {
+  // The narrowest inlined body containing off is the innermost.
   const Inline* best = nullptr;
   for (const Inline& in : inlines)
     if (off >= in.lo && off < in.hi && (!best || in.hi - in.lo <= best->hi - best->lo)) best = &in;

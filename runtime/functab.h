@@ -54,9 +54,8 @@ struct FuncInfo {
   };
   std::vector<Inline> inlines;
   bool has(FuncFlag f) const { return (flags & f) != 0; }
-  // The innermost function at off, taking inlining into account.
+  // The package of the innermost function at off, inlining taken into account.
   const std::string& InnermostPackage(uint32_t off) const;
-  const std::string& InnermostName(uint32_t off) const;
 };
 
 struct FuncTable {

@@ -213,7 +213,6 @@ struct RuntimeOptions {
   std::function<void(Runtime&, G*)> on_async_preempt;
 };
 
-// A callback service: IR `callback N` (systemstack, returns).
 class Runtime {
  public:
   explicit Runtime(RuntimeOptions opts);
@@ -247,7 +246,7 @@ class Runtime {
 
   // Preemption entry points (runtime/preempt.cc).
   // preemptone: request preemption of the goroutine running on pp, unless
-  // a skip case applies. `self` is the calling M (nullptr off any M).
+  // a skip case applies (the calling M is found through TLS).
   bool preemptone(P* pp, Source src);
   void preemptall(Source src);
   // sysmon's retake at time `now` (sysmon's clock).
@@ -313,7 +312,6 @@ class Runtime {
   size_t goroutines_created() const { return next_goid_.load() - 1; }
 
  private:
-  friend struct RuntimeTestPeer;
   G* newproc(uintptr_t entry, bool is_main);
   void FreeStack(G* gp);
   bool AllocStack(G* gp, size_t size, std::string* err);
@@ -359,7 +357,6 @@ class Runtime {
   bool sysmon_started_ = false;
   pthread_t sysmon_thread_{};
   std::atomic<bool> sysmon_stop_{false};
-  std::string run_error_;
 
   // Asynchronous preemption state.
   bool async_supported_ = false;
