@@ -10,21 +10,13 @@
 
 #include "platforms/common/disasm.h"
 #include "platforms/emitter.h"
+#include "runtime/chapter.h"
 
 namespace safepoint {
 
 // The program every port's emitter test lowers.
-inline constexpr const char* kLowerTestProgram = R"(
-func main.nonleaf frame=16
-  call main.leaf
-  addi r0, 1
-  ret
-end
-func main.leaf
-  muli r0, 3
-  addi r0, 1
-  ret
-end
+// The chapter's leaf and non-leaf first: the expected offsets depend on it.
+inline const std::string kLowerTestProgram = std::string(kChapterLeafAndNonleaf) + R"(
 func main.big frame=512
   stslot 504, r1
   ldslot r11, 0
@@ -54,7 +46,7 @@ inline EmitEnv TestEnv() {
   return env;
 }
 
-inline Emitted EmitForTest(Lowerer& low, const char* text) {
+inline Emitted EmitForTest(Lowerer& low, const std::string& text) {
   ir::Program p;
   std::string err;
   EXPECT_TRUE(ir::ParseProgram(text, &p, &err)) << err;
