@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
   if (n < 100) n = 100;
   const char* emu = getenv("SAFEPOINT_EMULATOR");
   printf("async_bench: port %s, %s\n", std::string(NativePort().name).c_str(), emu && *emu ? emu : "native");
-  if (!NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty()) {
+  if (!NativePort().async_preemption()) {
     printf("  port declares asynchronous preemption missing: nothing to measure\n");
     return 0;
   }

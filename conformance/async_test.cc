@@ -29,7 +29,7 @@ namespace {
 
 constexpr int kRounds = 20;
 
-bool AsyncMissing() { return !NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty(); }
+bool AsyncMissing() { return !NativePort().async_preemption(); }
 #define SKIP_WITHOUT_ASYNC()                                                                                \
   if (AsyncMissing())                                                                                     \
   GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing (preemptMSupported)"

@@ -51,7 +51,7 @@ TEST(Experiment_9_7_1, DefaultRows) {
   std::string err;
   ASSERT_TRUE(RunExperiment(opts, &rows, &err)) << err;
   ASSERT_EQ(rows.size(), 3u);
-  if (!NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty())
+  if (!NativePort().async_preemption())
     GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   EXPECT_EQ(FormatRow(rows[0]), "GODEBUG=\"\", loop calling a non-leaf function: main got back on the P");
   EXPECT_EQ(FormatRow(rows[1]), "GODEBUG=\"\", loop calling a leaf function: main got back on the P");

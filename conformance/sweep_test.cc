@@ -16,7 +16,7 @@
 namespace safepoint {
 namespace {
 
-bool AsyncMissing() { return !NativePort().has(kCapAsyncPreemption) || NativePort().saved_regs.empty(); }
+bool AsyncMissing() { return !NativePort().async_preemption(); }
 
 SweepResult RunSweep(RuntimeOptions ro) {
   SweepOptions opts;

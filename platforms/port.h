@@ -110,6 +110,10 @@ struct PortInfo {
   ProbeCode (*pushcall_pair)();
 
   bool has(Capability c) const { return (capabilities & c) != 0; }
+  // Asynchronous preemption as the runtime can do it: declared, and with an
+  // asyncPreempt layout table to inject (a port without one runs
+  // cooperatively only).
+  bool async_preemption() const { return has(kCapAsyncPreemption) && !saved_regs.empty(); }
 };
 
 // Every port known to this build (all of them, on every host).

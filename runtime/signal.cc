@@ -103,8 +103,7 @@ extern "C" void sp_asyncpreempt2_g0(G* gp) { gp->m->rt->asyncPreempt2(gp); }
 
 void Runtime::InitAsync() {
   const PortInfo& port = NativePort();
-  // A port without an asyncPreempt layout table has no asyncPreempt to inject.
-  async_supported_ = port.has(kCapAsyncPreemption) && !port.saved_regs.empty() && opts_.preempt_m_supported;
+  async_supported_ = port.async_preemption() && opts_.preempt_m_supported;
   bool simd = opts_.simd && port.xscratch_bytes_simd > port.xscratch_bytes;
   bool avx512 = false;
 #if defined(__x86_64__)
