@@ -56,6 +56,14 @@ def collect(logdir, config):
         xmls = []
         for root, _, files in os.walk(d):
             xmls += [os.path.join(root, f) for f in files if f == "test.xml"]
+        # Bazel leaves older runs' XML behind: a single run writes
+        # DIR/test.xml, --runs_per_test writes DIR/run_K_of_N/test.xml. Keep
+        # whichever of the two kinds the latest run wrote.
+        top = [x for x in xmls if os.path.dirname(x) == d]
+        runs = [x for x in xmls if os.path.dirname(x) != d]
+        if top and runs:
+            newest = lambda xs: max(os.path.getmtime(x) for x in xs)
+            xmls = top if newest(top) >= newest(runs) else runs
         failed_cases = 0
         seen = 0
         for x in sorted(xmls):

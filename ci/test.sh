@@ -65,7 +65,7 @@ for c in "${configs[@]}"; do
     echo "//:build FAILED_TO_BUILD" >"$d/targets.txt"
   fi
   testlogs=$(bazel info --config="$c" bazel-testlogs 2>/dev/null)
-  [ -n "$testlogs" ] && [ -d "$testlogs" ] && cp -rL "$testlogs" "$d/testlogs"
+  [ -n "$testlogs" ] && [ -d "$testlogs" ] && cp -rL --preserve=timestamps "$testlogs" "$d/testlogs"
   echo "   bazel exit $rc, $(( $(date +%s) - t0 )) s"
 done
 echo
