@@ -20,10 +20,11 @@
 #include <cstring>
 #include <string>
 
-#include "cmd/sweep.h"
-#include "conformance/oracle.h"
+#include "harness/armed.h"
+#include "harness/sweep.h"
+#include "oracle/decision.h"
 #include "platforms/native.h"
-#include "runtime/code_page.h"
+#include "core/code_page.h"
 
 namespace safepoint {
 namespace {
@@ -123,15 +124,15 @@ Checked FullyChecked(int n) {
   uint64_t want[ir::kPortableRegs];
   {
     RuntimeOptions o;
-    o.sysmon = false;
-    o.callbacks = {[](Runtime&, G*) {}, [](Runtime& rt, G*) { rt.set_global(0, 1); }};
+    o.hooks.sysmon = false;
+    o.hooks.callbacks = {[](Runtime&, G*) {}, [](Runtime& rt, G*) { rt.set_global(0, 1); }};
     Runtime rt(std::move(o));
     if (!rt.Load(prog, &err) || !rt.Run("main.main", &err)) return c;
     for (int i = 0; i < ir::kPortableRegs; i++) want[i] = rt.global(20 + i);
   }
   RuntimeOptions o;
-  o.sysmon = false;
-  o.event_capacity = 1 << 12;
+  o.hooks.sysmon = false;
+  o.hooks.event_capacity = 1 << 12;
   std::vector<size_t> body_insns;
   std::vector<oracle::Expect> expect;
   size_t next = 0;
@@ -141,9 +142,9 @@ Checked FullyChecked(int n) {
   auto arm_next = [&](Runtime& rt) {
     armed_k = body_insns[next++ % body_insns.size()];
     std::string e;
-    rt.Arm(rt.table().insns[armed_k], &e);
+    harness::Arm(rt, rt.table().insns[armed_k], &e);
   };
-  o.callbacks = {
+  o.hooks.callbacks = {
       [&](Runtime& rt, G*) {
         const FuncInfo* f = rt.table().Find("main.body");
         for (size_t k = 0; k < rt.table().insns.size(); k++) {
@@ -152,7 +153,8 @@ Checked FullyChecked(int n) {
           body_insns.push_back(k);
         }
         expect.resize(rt.table().insns.size());
-        for (size_t k : body_insns) ExpectAt(prog, rt.table(), k, false, &expect[k]);
+        for (size_t k : body_insns)
+          expect[k] = oracle::Decide(NativePort().model, oracle::State{}, harness::PositionOf(prog, rt.table(), k));
         t0 = MonotonicNanos();
         arm_next(rt);
       },
@@ -166,8 +168,8 @@ Checked FullyChecked(int n) {
           if (e.pc != pc || (e.kind != Ev::kAsyncAccept && e.kind != Ev::kAsyncRefuse)) continue;
           bool acc = e.kind == Ev::kAsyncAccept;
           const FuncInfo* f = rt.table().Find("main.body");
-          if (!Agrees(expect[armed_k], acc, pc, static_cast<uintptr_t>(e.arg), e.reason,
-                      rt.code_base() + OpStart(rt.table(), armed_k), rt.code_base() + f->entry))
+          if (!oracle::Agrees(NativePort().model, expect[armed_k], acc, pc, static_cast<uintptr_t>(e.arg), e.reason,
+                      rt.code_base() + harness::OpStart(rt.table(), armed_k), rt.code_base() + f->entry))
             c.disagreements++;
           c.accepted += acc;
           found = true;

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "cmd/experiment.h"
-#include "cmd/sweep.h"
+#include "harness/experiment.h"
+#include "oracle/sweep.h"
 #include "platforms/native.h"
 #include "runtime/runtime.h"
 
@@ -156,10 +156,10 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
   if (!ParseNumber(flags.at("gomaxprocs"), 1, 64, &procs) || procs != static_cast<int>(procs))
     return Bad("--gomaxprocs=" + flags.at("gomaxprocs") + ": want an integer in [1, 64]");
   RuntimeOptions opts;
-  opts.gomaxprocs = static_cast<int>(procs);
-  opts.godebug = flags.at("godebug");
+  opts.settings.gomaxprocs = static_cast<int>(procs);
+  opts.settings.godebug = flags.at("godebug");
   Debug d;
-  if (!ParseGodebug(opts.godebug, &d, &err)) return Bad(err);
+  if (!ParseGodebug(opts.settings.godebug, &d, &err)) return Bad(err);
   Runtime rt(std::move(opts));
   if (!rt.Load(prog, &err)) return Bad(args[0] + ": " + err);
   if (!rt.Run("main.main", &err)) {
@@ -185,25 +185,25 @@ bool ReadFile(const std::string& path, std::string* out) {
 
 int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
   if (!args.empty()) return Bad("sweep takes no arguments (use --program=FILE)");
-  SweepOptions opts;
+  oracle::SweepOptions opts;
   if (!flags.at("program").empty() && !ReadFile(flags.at("program"), &opts.program))
     return Bad("cannot read " + flags.at("program"));
-  opts.runtime.runtimesecret = flags.at("runtimesecret") == "1";
+  opts.runtime.experiments.runtimesecret = flags.at("runtimesecret") == "1";
   const std::string& m = flags.at("mutate");
   if (m == "skip-unsafe-point") {
-    opts.runtime.mutate_skip_rule = Reason::kUnsafePoint;
+    opts.runtime.mutations.skip_rule = Reason::kUnsafePoint;
   } else if (m == "skip-nosplit") {
-    opts.runtime.mutate_skip_rule = Reason::kNosplit;
+    opts.runtime.mutations.skip_rule = Reason::kNosplit;
   } else if (m == "no-restart") {
-    opts.runtime.mutate_no_restart = true;
+    opts.runtime.mutations.no_restart = true;
   } else if (m == "drop-register") {
-    opts.runtime.mutate_drop_register = true;
+    opts.runtime.mutations.drop_register = true;
   } else if (!m.empty()) {
     return Bad("--mutate=" + m + ": want skip-unsafe-point, skip-nosplit, no-restart or drop-register");
   }
-  SweepResult r;
+  oracle::SweepResult r;
   std::string err;
-  if (!Sweep(opts, &r, &err)) return Bad("sweep: " + err);
+  if (!oracle::Sweep(opts, &r, &err)) return Bad("sweep: " + err);
   printf("sweep (%s): %s\n", std::string(NativePort().name).c_str(), r.Summary().c_str());
   for (const std::string& f : r.failures) printf("  FAIL %s\n", f.c_str());
   return r.ok() ? 0 : 1;

@@ -19,12 +19,16 @@
 #include <set>
 #include <string>
 
-#include "conformance/harness.h"
+#include <gtest/gtest.h>
+
+#include "harness/armed.h"
+#include "harness/scenario.h"
 #include "conformance/rules.h"
 #include "platforms/emitter.h"
 #include "platforms/native.h"
 
 namespace safepoint::conformance {
+using namespace ::safepoint::harness;
 namespace {
 
 constexpr int kRounds = 20;
@@ -70,10 +74,10 @@ Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions op
     return a;
   }
   uint32_t target = 0;
-  opts.callbacks.resize(std::max<size_t>(opts.callbacks.size(), 1));
-  opts.callbacks[0] = [&](Runtime& rt, G*) {
+  opts.hooks.callbacks.resize(std::max<size_t>(opts.hooks.callbacks.size(), 1));
+  opts.hooks.callbacks[0] = [&](Runtime& rt, G*) {
     std::string e;
-    if (!rt.armed() && !rt.Arm(target, &e)) ADD_FAILURE() << e;
+    if (!harness::Armed() && !harness::Arm(rt, target, &e)) ADD_FAILURE() << e;
   };
   a.o.rt = std::make_unique<Runtime>(std::move(opts));
   if (!a.o.rt->Load(prog, &err)) {
@@ -147,9 +151,9 @@ TEST(Async_9_7_5, RefusedUnderPreemptoff) {
 TEST(Async_9_7_5, RefusedWhenPNotRunning) {
   SKIP_WITHOUT_ASYNC();
   RuntimeOptions opts = TestOptions();
-  opts.callbacks.resize(3);
-  opts.callbacks[1] = [](Runtime&, G* gp) { gp->m->p->status.store(_Pgcstop); };
-  opts.callbacks[2] = [](Runtime&, G* gp) { gp->m->p->status.store(_Prunning); };
+  opts.hooks.callbacks.resize(3);
+  opts.hooks.callbacks[1] = [](Runtime&, G* gp) { gp->m->p->status.store(_Pgcstop); };
+  opts.hooks.callbacks[2] = [](Runtime&, G* gp) { gp->m->p->status.store(_Prunning); };
   ExpectRefused(RunArmed(Looping("  callback 1", kBody, "  callback 2"), "main.main", opts), Reason::kPNotRunning);
 }
 TEST(Async_9_7_5, AcceptedOnceTheConditionIsLifted) {
@@ -166,9 +170,9 @@ TEST(Async_9_7_5, AcceptedOnceTheConditionIsLifted) {
 TEST(Async_9_7_5, RefusedWhenTheMIsOnG0) {
   SKIP_WITHOUT_ASYNC();
   RuntimeOptions opts = TestOptions();
-  opts.callbacks.resize(2);
-  opts.callbacks[0] = [](Runtime&, G*) {};
-  opts.callbacks[1] = [](Runtime& rt, G* gp) {
+  opts.hooks.callbacks.resize(2);
+  opts.hooks.callbacks[0] = [](Runtime&, G*) {};
+  opts.hooks.callbacks[1] = [](Runtime& rt, G* gp) {
     gp->preempt.store(true);
     rt.preemptM(gp->m);  // arrives before tgkill returns: the PC is in the runtime
   };
@@ -187,7 +191,7 @@ TEST(Async_9_7_5, RefusedWhenTheMIsOnG0) {
 TEST(Async_9_7_5, RefusedInASecretRegionUnderRuntimesecret) {
   SKIP_WITHOUT_ASYNC();
   RuntimeOptions opts = TestOptions();
-  opts.runtimesecret = true;
+  opts.experiments.runtimesecret = true;
   ExpectRefused(RunArmed(Looping("  secret_begin", kBody, "  secret_end"), "main.main", opts), Reason::kSecret);
 }
 TEST(Async_9_7_5, SecretRegionAcceptedWithoutTheExperiment) {
@@ -221,7 +225,7 @@ TEST(Async_9_7_5, RefusedWithoutRoomForTheInjectedCall) {
   prog.insert(pos, "target:\n");
   prog.replace(prog.find("target:\n  call main.deep"), 8, "");
   RuntimeOptions opts = TestOptions();
-  opts.initial_stack = 1024;
+  opts.hooks.initial_stack = 1024;
   ExpectRefused(RunArmed(prog, "main.deep", opts), Reason::kStack);
 }
 TEST(Async_9_7_5, NosplitCallAcceptedWithRoom) {
@@ -279,10 +283,10 @@ TEST(Async_9_7_5, RefusedInTheStackCheckPrologue) {
   RuntimeOptions opts = TestOptions();
   Armed a;
   uint32_t entry = 0;
-  opts.callbacks.resize(1);
-  opts.callbacks[0] = [&](Runtime& rt, G*) {
+  opts.hooks.callbacks.resize(1);
+  opts.hooks.callbacks[0] = [&](Runtime& rt, G*) {
     std::string e;
-    if (!rt.armed() && !rt.Arm(entry, &e)) ADD_FAILURE() << e;
+    if (!harness::Armed() && !harness::Arm(rt, entry, &e)) ADD_FAILURE() << e;
   };
   a.o.rt = std::make_unique<Runtime>(std::move(opts));
   ASSERT_TRUE(a.o.rt->Load(p, &err)) << err;
@@ -363,8 +367,9 @@ TEST(Async_9_7_5, RestartAtEntry) {
       EXPECT_EQ(static_cast<uintptr_t>(e.arg), a.o.rt->code_base() + f->entry) << "resumed at the function entry";
 }
 
-TEST(Async_9_7_5, Amd64EmitsNoRestartableSequences) {
-  if (NativePort().name != "amd64") GTEST_SKIP() << "amd64 only: the other ports have REGTMP";
+TEST(Async_9_7_5, WithoutRegtmpNoRestartableSequences) {
+  if (NativePort().model.has_regtmp)
+    GTEST_SKIP() << "port " << NativePort().name << " has REGTMP: its expansions are restartable sequences";
   ir::Program p;
   std::string err;
   ASSERT_TRUE(ir::ParseProgram(Looping("  ld r1, g[3]\n  muli r1, 100000\n  dumpregs 20", kBody, "  vdump 0"), &p, &err));
@@ -379,10 +384,10 @@ TEST(Async_9_7_5, Amd64EmitsNoRestartableSequences) {
 // sent from outside while a cooperative request is pending.
 TEST(Async_9_7_5, AsyncpreemptoffRefusesEvenAnExternalSignal) {
   RuntimeOptions opts = TestOptions();
-  opts.godebug = "asyncpreemptoff=1";
-  opts.callbacks.resize(2);
-  opts.callbacks[0] = [](Runtime&, G*) {};
-  opts.callbacks[1] = [](Runtime&, G* gp) {
+  opts.settings.godebug = "asyncpreemptoff=1";
+  opts.hooks.callbacks.resize(2);
+  opts.hooks.callbacks[0] = [](Runtime&, G*) {};
+  opts.hooks.callbacks[1] = [](Runtime&, G* gp) {
     gp->preempt.store(true);
     gp->stackguard0.store(kStackPreempt);
     syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG);
@@ -397,9 +402,9 @@ TEST(Async_9_7_5, AsyncpreemptoffRefusesEvenAnExternalSignal) {
 // A SIGURG with no request pending changes nothing.
 TEST(Async_9_7_5, ASignalWithoutARequestChangesNothing) {
   RuntimeOptions opts = TestOptions();
-  opts.callbacks.resize(2);
-  opts.callbacks[0] = [](Runtime&, G*) {};
-  opts.callbacks[1] = [](Runtime&, G* gp) { syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG); };
+  opts.hooks.callbacks.resize(2);
+  opts.hooks.callbacks[0] = [](Runtime&, G*) {};
+  opts.hooks.callbacks[1] = [](Runtime&, G* gp) { syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG); };
   // r1 lives in a slot across the callback: a call clobbers every register
   // (on amd64 r1 is RBX, which C++ happens to preserve; on arm64 X1 is not).
   std::string prog = Looping("  fillregs 100\n  stslot 8, r1", "  callback 1\n  ldslot r1, 8\n  addi r1, 1\n  stslot 8, r1",
@@ -415,8 +420,8 @@ TEST(Async_9_7_5, ASignalWithoutARequestChangesNothing) {
 TEST(Async_9_7_5, PreemptMSendsOneSignalAtATime) {
   SKIP_WITHOUT_ASYNC();
   RuntimeOptions opts = TestOptions();
-  opts.callbacks.resize(2);
-  opts.callbacks[1] = [](Runtime& rt, G* gp) {
+  opts.hooks.callbacks.resize(2);
+  opts.hooks.callbacks[1] = [](Runtime& rt, G* gp) {
     sigset_t set, old;
     sigemptyset(&set);
     sigaddset(&set, SIGURG);
@@ -437,7 +442,7 @@ TEST(Async_9_7_5, PreemptMSendsOneSignalAtATime) {
 // preempts cooperatively and never signals.
 TEST(Async_9_7_5, WithoutPreemptMOnlyCooperativePreemption) {
   RuntimeOptions opts = TestOptions();
-  opts.preempt_m_supported = false;
+  opts.hooks.preempt_m_supported = false;
   std::string prog = std::string(R"(
 func main.main
   go main.spin
@@ -493,9 +498,9 @@ void ExpectSaveArea(bool simd) {
   std::vector<std::string> frame_bad, x_bad;
   int inspections = 0;
   RuntimeOptions opts = TestOptions();
-  opts.simd = simd;
+  opts.experiments.simd = simd;
   int rt_tier = -1;
-  opts.on_async_preempt = [&](Runtime& rt, G* gp) {
+  opts.hooks.on_async_preempt = [&](Runtime& rt, G* gp) {
     inspections++;
     rt_tier = rt.xstate_tier();
     const uint8_t* frame = reinterpret_cast<const uint8_t*>(gp->sched.sp);
@@ -508,13 +513,14 @@ void ExpectSaveArea(bool simd) {
       }
     }
     for (const SavedReg& r : port.saved_regs) {
-      if (r.kind == SavedReg::kFlags && port.name == "amd64") {
+      if (r.kind == SavedReg::kFlags && r.name == port.setflags_reg) {
         uint64_t v;
         memcpy(&v, frame + r.offset, 8);
-        if ((v & 0x8D5) != (kFlags & 0x8D5)) frame_bad.push_back(std::string(r.name));
+        if ((v & port.setflags_mask) != (kFlags & port.setflags_mask)) frame_bad.push_back(std::string(r.name));
       }
-      bool in_tier = rt_tier == 2 ? r.avx512_only : rt_tier == 1 ? r.simd_only : !r.simd_only && !r.avx512_only;
-      if (r.kind == SavedReg::kVector && in_tier && r.name[0] != 'k') {
+      // vfill writes the low 128 bits of each vector register (mask
+      // registers, narrower, hold nothing vfill set).
+      if (r.kind == SavedReg::kVector && r.tier == rt_tier && r.size >= 16) {
         // vfill writes the low 128 bits of each vector register.
         int idx = static_cast<int>(r.offset / r.size);
         uint64_t lo, hi;
@@ -543,7 +549,8 @@ void ExpectSaveArea(bool simd) {
   std::vector<std::string> after_bad;
   for (int i = 0; i < ir::kPortableRegs; i++)
     if (a.o.rt->global(20 + i) != static_cast<uint64_t>(kSeed + i)) after_bad.push_back(std::string(port.ir_regs[i]));
-  if (port.name == "amd64" && (a.o.rt->global(40) & 0x8D5) != (kFlags & 0x8D5)) after_bad.push_back("rflags");
+  if (!port.setflags_reg.empty() && (a.o.rt->global(40) & port.setflags_mask) != (kFlags & port.setflags_mask))
+    after_bad.push_back(std::string(port.setflags_reg));
   for (int v = 0; v < 16; v++) {
     uint64_t lo, hi;
     memcpy(&lo, a.o.rt->vdump(0) + 16 * v, 8);
@@ -553,13 +560,16 @@ void ExpectSaveArea(bool simd) {
   EXPECT_TRUE(after_bad.empty()) << "changed across the preemption: " << join(after_bad);
   EXPECT_EQ(a.o.Count(Ev::kXRegAlloc, kMainG), 1u);
   if (simd) EXPECT_GE(rt_tier, 1) << "the simd setting saves the wide state";
-#if defined(__x86_64__)
-  if (simd && __builtin_cpu_supports("avx512f")) EXPECT_EQ(rt_tier, 2) << "AVX-512 state on a CPU that has it";
-#endif
+  // The highest tier the CPU and the setting allow, by the port's data.
+  size_t want_tier = 0;
+  while (want_tier + 1 < port.tiers.size()) {
+    const XTier& t = port.tiers[want_tier + 1];
+    if ((t.needs_simd && !simd) || (!t.cpu_feature.empty() && !NativeContext::cpu_has(t.cpu_feature))) break;
+    want_tier++;
+  }
+  EXPECT_EQ(rt_tier, static_cast<int>(want_tier)) << "tier " << port.tiers[want_tier].name << " on this CPU";
   for (const Event& e : a.o.events)
-    if (e.kind == Ev::kXRegAlloc)
-      EXPECT_EQ(e.arg, static_cast<int64_t>(rt_tier == 2 ? port.xscratch_bytes_avx512
-                                            : rt_tier == 1 ? port.xscratch_bytes_simd : port.xscratch_bytes));
+    if (e.kind == Ev::kXRegAlloc) EXPECT_EQ(e.arg, static_cast<int64_t>(port.tiers[rt_tier].scratch_bytes));
 }
 
 TEST(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
@@ -573,11 +583,10 @@ TEST(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
 TEST(Async_9_7_5, SaveAreaUnderSimd) {
   SKIP_WITHOUT_ASYNC();
   const PortInfo& port = NativePort();
-  if (port.xscratch_bytes_simd <= port.xscratch_bytes)
-    GTEST_SKIP() << "port " << port.name << " has no wider vector state under simd";
-#if defined(__x86_64__)
-  if (!__builtin_cpu_supports("avx")) GTEST_SKIP() << "this CPU has no AVX: the simd setting saves XMM only";
-#endif
+  if (port.tiers.size() < 2 || !port.tiers[1].needs_simd)
+    GTEST_SKIP() << "port " << port.name << " declares no wider tier of extended state under simd";
+  if (!port.tiers[1].cpu_feature.empty() && !NativeContext::cpu_has(port.tiers[1].cpu_feature))
+    GTEST_SKIP() << "this CPU lacks " << port.tiers[1].cpu_feature << ": the simd setting saves the base tier only";
   ExpectSaveArea(true);
 }
 
@@ -625,7 +634,7 @@ TEST(Async_9_7_6, StopTheWorldStopsCallFreeLoops) {
   SKIP_WITHOUT_ASYNC();
   constexpr int kSpinners = 4;
   RuntimeOptions opts = TestOptions();
-  opts.gomaxprocs = 2;
+  opts.settings.gomaxprocs = 2;
   int rounds = -1;
   bool all_stopped = false;
   Outcome o = RunScenario(Spinners(kSpinners), std::move(opts), [&](Runtime& rt) {
@@ -652,7 +661,7 @@ TEST(Async_9_7_6, StopTheWorldStopsCallFreeLoops) {
 TEST(Async_9_7_6, ForEachPRunsOnEveryP) {
   SKIP_WITHOUT_ASYNC();
   RuntimeOptions opts = TestOptions();
-  opts.gomaxprocs = 2;
+  opts.settings.gomaxprocs = 2;
   std::set<int> ran;
   std::mutex mu;
   Outcome o = RunScenario(Spinners(2), std::move(opts), [&](Runtime& rt) {
@@ -677,11 +686,11 @@ TEST(Async_9_7_5, ArmingANonBoundaryIsRefused) {
   Runtime rt(TestOptions());
   ASSERT_TRUE(rt.Load(p, &err)) << err;
   const FuncInfo* f = rt.table().Find("main.main");
-  EXPECT_FALSE(rt.Arm(f->entry + 1, &err));
+  EXPECT_FALSE(harness::Arm(rt, f->entry + 1, &err));
   EXPECT_NE(err.find("is not an instruction boundary of a generated function"), std::string::npos) << err;
-  EXPECT_FALSE(rt.Arm(static_cast<uint32_t>(1 << 30), &err));
-  EXPECT_TRUE(rt.Arm(f->entry, &err)) << err;
-  EXPECT_FALSE(rt.Arm(f->entry, &err));
+  EXPECT_FALSE(harness::Arm(rt, static_cast<uint32_t>(1 << 30), &err));
+  EXPECT_TRUE(harness::Arm(rt, f->entry, &err)) << err;
+  EXPECT_FALSE(harness::Arm(rt, f->entry, &err));
   EXPECT_NE(err.find("armed already"), std::string::npos) << err;
 }
 

@@ -8,10 +8,13 @@
 #include <atomic>
 #include <string>
 
-#include "conformance/harness.h"
-#include "runtime/chapter.h"
+#include <gtest/gtest.h>
+
+#include "harness/scenario.h"
+#include "core/chapter.h"
 
 namespace safepoint::conformance {
+using namespace ::safepoint::harness;
 namespace {
 
 // Globals the spin programs use.
@@ -70,7 +73,7 @@ bool Started(Runtime& rt) { return rt.global(kStarted) == 1; }
 // turned off as GODEBUG=asyncpreemptoff=1 does (it has a suite of its own).
 RuntimeOptions CoopOptions() {
   RuntimeOptions o = TestOptions();
-  o.godebug = "asyncpreemptoff=1";
+  o.settings.godebug = "asyncpreemptoff=1";
   return o;
 }
 
@@ -89,7 +92,7 @@ TEST(Coop_9_7_3, StackPreemptSentinel) {
   EXPECT_GT(kStackPreempt, reinterpret_cast<uintptr_t>(&local));
   std::atomic<uintptr_t> hi{0};
   RuntimeOptions opts = CoopOptions();
-  opts.callbacks.push_back([&](Runtime&, G* gp) { hi = gp->stack.hi; });
+  opts.hooks.callbacks.push_back([&](Runtime&, G* gp) { hi = gp->stack.hi; });
   Outcome o = RunScenario("func main.main\n  callback 0\n  ret\nend\n", std::move(opts));
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_GT(kStackPreempt, hi.load()) << "above every goroutine stack";
@@ -258,7 +261,7 @@ TEST(Coop_9_7_3, GopreemptPutsGOnGlobalRunQueue) {
   std::atomic<bool> seen_in_global{false};
   std::atomic<int> callbacks{0};
   RuntimeOptions opts = CoopOptions();
-  opts.callbacks.push_back([&](Runtime& rt, G*) {
+  opts.hooks.callbacks.push_back([&](Runtime& rt, G*) {
     for (int64_t id : rt.GlobalRunq()) seen_in_global = seen_in_global || id == kFirstG;
     callbacks++;
   });
@@ -300,7 +303,7 @@ func main.spin frame=16
 
 TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
   RuntimeOptions opts = CoopOptions();
-  opts.gomaxprocs = 2;
+  opts.settings.gomaxprocs = 2;
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     // The idle P's M may wake for a moment (and hold the P with no G:
@@ -323,7 +326,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
 TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
   std::atomic<int> result{-1};
   RuntimeOptions opts = CoopOptions();
-  opts.callbacks.push_back([&](Runtime& rt, G* gp) { result = rt.preemptone(gp->m->p, Source::kTest); });
+  opts.hooks.callbacks.push_back([&](Runtime& rt, G* gp) { result = rt.preemptone(gp->m->p, Source::kTest); });
   Outcome o = RunScenario("func main.main\n  callback 0\n  ret\nend\n", std::move(opts));
   ASSERT_TRUE(o.ok) << o.error;
   EXPECT_EQ(result.load(), 0);
@@ -333,7 +336,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
 
 TEST(Coop_9_7_6, PreemptoneSkipsAnMOnG0) {
   RuntimeOptions opts = CoopOptions();
-  opts.sysmon = false;
+  opts.hooks.sysmon = false;
   Runtime rt(std::move(opts));
   P p;
   M m;
@@ -376,8 +379,8 @@ TEST(Coop_9_7_6, PreemptoneSkipsAGoroutineInASyscall) {
 TEST(Coop_9_7_6, SysmonRetakesAfter10ms) {
   ManualClock clock;
   RuntimeOptions opts = CoopOptions();
-  opts.sysmon = false;  // the test is sysmon, on its own clock
-  opts.clock = &clock;
+  opts.hooks.sysmon = false;  // the test is sysmon, on its own clock
+  opts.hooks.clock = &clock;
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [&](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     rt.retake(0);  // sysmon first sees the tick
@@ -404,7 +407,7 @@ TEST(Coop_9_7_6, SysmonRetakesAfter10ms) {
 // The real sysmon thread, on the real clock, preempts a loop calling a non-leaf.
 TEST(Coop_9_7_6, SysmonThreadPreemptsALongSlice) {
   RuntimeOptions opts;  // sysmon on, real clock
-  opts.godebug = "asyncpreemptoff=1";
+  opts.settings.godebug = "asyncpreemptoff=1";
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     ASSERT_TRUE(WaitFor([&] { return CountNow(rt, Ev::kPreemptSync) >= 2; }));

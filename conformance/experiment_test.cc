@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cmd/experiment.h"
+#include "harness/experiment.h"
 #include "platforms/native.h"
 
 namespace safepoint {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/events.h"
+#include "core/events.h"
 
 namespace safepoint::conformance {
 

@@ -10,10 +10,12 @@
 
 #include <gtest/gtest.h>
 
-#include "cmd/sweep.h"
+#include "harness/sweep.h"
+#include "oracle/sweep.h"
 #include "platforms/native.h"
 
 namespace safepoint {
+using namespace ::safepoint::oracle;
 namespace {
 
 bool AsyncMissing() { return !NativePort().async_preemption(); }
@@ -49,7 +51,7 @@ TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
 TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;
-  ro.runtimesecret = true;
+  ro.experiments.runtimesecret = true;
   SweepResult r = RunSweep(ro);
   EXPECT_TRUE(r.ok()) << r.Summary() << Failures(r);
   EXPECT_GT(r.refused["secret"], 0u) << r.Summary();
@@ -59,19 +61,19 @@ TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
 TEST(Sweep, CatchesASkippedUnsafePointRule) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;
-  ro.mutate_skip_rule = Reason::kUnsafePoint;
+  ro.mutations.skip_rule = Reason::kUnsafePoint;
   EXPECT_GT(RunSweep(ro).disagreements, 0u);
 }
 TEST(Sweep, CatchesASkippedNosplitRule) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;
-  ro.mutate_skip_rule = Reason::kNosplit;
+  ro.mutations.skip_rule = Reason::kNosplit;
   EXPECT_GT(RunSweep(ro).disagreements, 0u);
 }
 TEST(Sweep, CatchesARegisterNotSaved) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;
-  ro.mutate_drop_register = true;
+  ro.mutations.drop_register = true;
   EXPECT_GT(RunSweep(ro).state_diffs, 0u);
 }
 TEST(Sweep, CatchesARestartNotRewound) {
@@ -85,7 +87,7 @@ TEST(Sweep, CatchesARestartNotRewound) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     RuntimeOptions ro;
-    ro.mutate_no_restart = true;
+    ro.mutations.no_restart = true;
     SweepOptions opts;
     opts.runtime = ro;
     SweepResult r;

@@ -10,10 +10,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "runtime/functab.h"
-#include "runtime/ir.h"
+#include "core/functab.h"
+#include "core/ir.h"
 
 namespace safepoint {
 
@@ -113,7 +114,7 @@ class Asm {
   int32_t cur_op_ = -1;
 };
 
-constexpr int kVDumpBytes = 1024;  // one vector dump area: every vector register
+using ir::kVDumpBytes;
 
 // The pattern `vfill SEED` puts in byte `byte` of vector register `reg`;
 // every Lowerer and the tests use this one definition.
@@ -165,6 +166,15 @@ class Lowerer {
   // Resolves one fixup now that `target` (a code offset) is known.
   virtual bool Resolve(Asm& a, const Asm::Fixup& f, uint32_t target, std::string* err) = 0;
 };
+
+// Each port's lower.cc registers its Lowerer under the port's name.
+struct LowererRegistration {
+  LowererRegistration(std::string_view port, std::unique_ptr<Lowerer> (*make)());
+};
+#define SAFEPOINT_REGISTER_LOWERER(port, make) \
+  static const ::safepoint::LowererRegistration kLowererRegistration_##make(port, make)
+// A new Lowerer for the port named `port`, or nullptr.
+std::unique_ptr<Lowerer> NewLowerer(std::string_view port);
 
 struct Emitted {
   std::vector<uint8_t> code;

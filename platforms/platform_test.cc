@@ -26,7 +26,7 @@
 
 #include "platforms/native.h"
 #include "platforms/port.h"
-#include "runtime/code_page.h"
+#include "core/code_page.h"
 
 namespace safepoint {
 namespace {
@@ -349,7 +349,9 @@ TEST(Platform, SigurgFromTrapHandlerLandsAtArmedInstruction) {
 // --- every port's data is self-consistent (host-neutral, all ports) -------
 
 TEST(PortContract, EveryPortIsComplete) {
-  ASSERT_EQ(PortNames(), "amd64, arm64, loong64");
+  std::string want = SAFEPOINT_PORT_LIST;  // platforms/PORTS, comma-separated
+  for (size_t at = want.find(','); at != std::string::npos; at = want.find(',', at + 2)) want.replace(at, 1, ", ");
+  ASSERT_EQ(PortNames(), want) << "AllPorts() must list platforms/PORTS, in order";
   for (const PortInfo* p : AllPorts()) {
     SCOPED_TRACE(std::string(p->name));
     EXPECT_EQ(FindPort(p->name), p);

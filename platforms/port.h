@@ -8,12 +8,15 @@
 //      the kernel's signal frame), compiled only into that target's binaries;
 //      CheckSignalContext<> below checks at compile time that it is complete;
 //   3. the probe code the platform checks run (ProbeCode), built by the
-//      port's encoder.
+//      port's encoder;
+//   4. a Lowerer (platforms/emitter.h), the assembly entry points
+//      (platforms/asm.h), and the spelling of asyncPreempt
+//      (platforms/mkpreempt.h);
+//   5. its facts (port.env: ELF machine, emulator, compiler, objdump) and
+//      its setup steps (setup.sh), read by the build and the scripts.
 //
 // Adding a port (riscv64, say) is a new folder plus one line in
-// platforms/registry.cc and one in platforms/native.h; nothing else changes.
-// Later issues extend the contract (gogo/mcall/morestack/asyncPreempt, the
-// register save layout, pushCall, the IR lowering); see DESIGN.md section 3a.
+// platforms/PORTS; nothing else changes (conformance/PORTING.md).
 #ifndef SAFEPOINT_PLATFORMS_PORT_H_
 #define SAFEPOINT_PLATFORMS_PORT_H_
 
@@ -53,13 +56,43 @@ struct SavedReg {
   Kind kind;
   uint32_t offset;
   uint32_t size;  // bytes
-  bool simd_only = false;    // saved only under the simd setting (amd64 YMM)
-  bool avx512_only = false;  // saved only under simd on a CPU with AVX-512 (amd64 ZMM, K)
+  // For kVector: the extended-register tier (PortInfo::tiers) that saves
+  // it; asyncPreempt for tier t saves exactly the vectors of tier t.
+  uint8_t tier = 0;
+};
+
+// One tier of extended register state: the asyncPreempt variant that saves
+// it (the generated preempt.S lists them in order in sp_asyncPreempt_tiers)
+// and when the runtime uses it. The runtime takes the highest tier whose
+// conditions, and those of every tier below it, hold.
+struct XTier {
+  std::string_view name;         // "base", "simd" ...
+  uint32_t scratch_bytes;        // bytes of the P's scratch area it uses
+  bool needs_simd;               // only under GOEXPERIMENT=simd
+  std::string_view cpu_feature;  // "" or a feature the native port's cpu_has() must report
+};
+
+// The facts about a port the decision oracle may know (oracle/), declared
+// apart from the lowerer that emits code by them: the shape of the
+// stack-check prologue Go's assembler emits, and whether the assembler has a
+// temporary register whose expansions are restartable sequences.
+struct PortModel {
+  bool has_regtmp;        // expansions through REGTMP are restartable sequences
+  int check_insns_small;  // instructions of the stack check for frames <= StackSmall
+  int check_insns_big;    // ... for larger frames
+  // The signed immediate width of an add-immediate: a larger `addi` operand
+  // is expanded through REGTMP (12 bits on arm64 and loong64).
+  int addi_imm_bits;
+  // The longest restartable sequence, in bytes: a restart rewinds at most
+  // this far from the interrupted PC.
+  uint32_t max_sequence_bytes;
 };
 
 struct PortInfo {
   // Identity.
-  std::string_view name;           // "amd64", "arm64", "loong64"
+  // These four come from the port's port.env (its facts.h), the one place
+  // the build, the runner and the scripts read them too.
+  std::string_view name;           // as in platforms/PORTS
   uint16_t elf_machine;            // e_machine of this port's ELF files
   std::string_view uname_machine;  // uname -m as seen from inside
   std::string_view qemu_binary;    // qemu-x86_64 ...
@@ -89,9 +122,8 @@ struct PortInfo {
   // The machine registers IR registers r0..r11 live in (names as in saved_regs).
   std::vector<std::string_view> ir_regs;
   uint32_t async_frame = 0;
-  uint32_t xscratch_bytes = 0;
-  uint32_t xscratch_bytes_simd = 0;
-  uint32_t xscratch_bytes_avx512 = 0;  // amd64 only: Z0-Z15 and K0-K7
+  // The tiers of extended state, lowest first; tiers[0] is always used.
+  std::vector<XTier> tiers;
   // Bytes the injected call itself needs below the interrupted SP (pushCall):
   // 8 on amd64 and loong64, 16 on arm64.
   uint32_t pushcall_bytes = 0;
@@ -109,6 +141,18 @@ struct PortInfo {
   // 42 to that function's caller.
   ProbeCode (*pushcall_pair)();
 
+  PortModel model;
+  // The flags register whose bits `setflags` sets and `flagsdump` stores,
+  // and the mask of those bits (amd64: rflags' CF PF AF ZF SF OF); empty
+  // where the port's flags are checked only through the save area.
+  std::string_view setflags_reg;
+  uint64_t setflags_mask = 0;
+  // The host's disassembler for this port (lowering tests); "$TOOLS" in
+  // `tool` is the tool directory.
+  struct Objdump {
+    std::string_view tool, machine, flags, comment;
+  } objdump;
+
   bool has(Capability c) const { return (capabilities & c) != 0; }
   // Asynchronous preemption as the runtime can do it: declared, and with an
   // asyncPreempt layout table to inject (a port without one runs
@@ -116,11 +160,16 @@ struct PortInfo {
   bool async_preemption() const { return has(kCapAsyncPreemption) && !saved_regs.empty(); }
 };
 
-// Every port known to this build (all of them, on every host).
+// Every port known to this build (all of platforms/PORTS, on every host, in
+// the list's order). Each port registers itself from its port.cc.
 const std::vector<const PortInfo*>& AllPorts();
+struct PortRegistration {
+  explicit PortRegistration(const PortInfo* p);
+};
+#define SAFEPOINT_REGISTER_PORT(info) static const ::safepoint::PortRegistration kRegistration_##info(&info)
 // The port named `name`, or nullptr.
 const PortInfo* FindPort(std::string_view name);
-// "amd64, arm64, loong64": for error messages.
+// The names, comma-separated in list order: for error messages.
 std::string PortNames();
 
 // The signal-context half of the contract. Each port's SignalContext has
@@ -144,6 +193,8 @@ struct CheckSignalContext {
   static_assert(std::is_same_v<decltype(&T::push_call), void (*)(ucontext_t*, uintptr_t, uintptr_t)>,
                 "push_call");
   static_assert(std::is_same_v<decltype(T::kPort), const PortInfo&>, "kPort");
+  // Whether the running CPU has an XTier::cpu_feature ("avx", "avx512f").
+  static_assert(std::is_same_v<decltype(&T::cpu_has), bool (*)(std::string_view)>, "cpu_has");
   static constexpr bool ok = true;
 };
 

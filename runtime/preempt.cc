@@ -20,6 +20,8 @@
 // check) or nothing at all never reaches newstack. Asynchronous preemption
 // (runtime/signal.cc) covers it: preemptone also sends the M a signal.
 //
+// newstack, where a request is told from growth, is in runtime/stack.cc.
+//
 // Invariants: every request, skip, deferral, re-arm and acceptance is
 // recorded as an event; newstack never holds the scheduler lock across
 // gogo.
@@ -114,114 +116,6 @@ void Runtime::SysmonLoop() {
 void Runtime::gopreempt_m(G* gp) {
   events_.Record(Ev::kPreemptSync, gp->goid, Reason::kNone, gp->sched.pc);
   goschedImpl(gp);
-}
-
-void Runtime::newstack(G* gp) {
-  M* thism = gp->m;
-  if (thism == nullptr || thism->curg.load() != gp) Throw("newstack: not on the M's curg");
-  bool preempt = gp->stackguard0.load() == kStackPreempt;
-  if (preempt) {
-    Reason why = canPreemptM(thism);
-    if (why != Reason::kNone) {
-      // Not a good time: restore the normal bound and let the goroutine go
-      // on. gp.preempt stays set; releasem re-arms stackPreempt.
-      gp->stackguard0.store(gp->stack.lo + kStackGuard);
-      events_.Record(Ev::kDeferred, gp->goid, why, gp->sched.pc);
-      sp_gogo(&gp->sched);
-    }
-  }
-  if (gp->sched.sp < gp->stack.lo || gp->sched.sp > gp->stack.hi) Throw("newstack: sp out of the goroutine stack");
-  if (preempt) {
-    gp->syncSafePoint = true;
-    // preemptShrink and preemptStop are acted on here once stack scanning
-    // exists; neither is set by any source yet.
-    gopreempt_m(gp);
-  }
-  // Real growth: twice the size, copied.
-  size_t oldsize = gp->stack.hi - gp->stack.lo;
-  size_t newsize = oldsize * 2;
-  if (newsize > kStackMax) Throw("stack overflow: goroutine stack exceeds the limit");
-  copystack(gp, newsize);
-  events_.Record(Ev::kGrow, gp->goid, Reason::kNone, gp->sched.pc, static_cast<int64_t>(newsize));
-  gp->stackguard0.store(gp->preempt.load() ? kStackPreempt : gp->stack.lo + kStackGuard);
-  sp_gogo(&gp->sched);
-}
-
-}  // namespace safepoint
-
-namespace safepoint {
-
-// --- stop-the-world and forEachP (9.7.6) -----------------------------------
-
-void Runtime::SchedSafePoints(M* m) {
-  P* pp = m->p;
-  if (safe_point_fn_ && safe_point_pending_[pp->id]) {
-    safe_point_pending_[pp->id] = false;
-    safe_point_fn_(pp);
-    events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, pp->id);
-    safe_point_left_.fetch_sub(1);
-    stw_cv_.notify_all();
-  }
-  if (!gcwaiting_.load()) return;
-  pp->status.store(_Pgcstop);
-  stw_cv_.notify_all();
-  std::unique_lock<std::mutex> lk(mu_, std::adopt_lock);
-  while (gcwaiting_.load() && !stopping_.load()) idle_cv_.wait(lk);
-  lk.release();
-  pp->status.store(_Prunning);
-}
-
-int Runtime::stopTheWorldWithSema() {
-  gcwaiting_.store(true);
-  int rounds = 0;
-  std::unique_lock<std::mutex> lk(mu_);
-  for (;;) {
-    int stopped = 0;
-    for (auto& p : ps_) {
-      uint32_t st = p->status.load();
-      // An idle P has no M: its M takes it back only under mu_, and stops
-      // at SchedSafePoints before running anything.
-      stopped += st == _Pgcstop || (st == _Pidle && p->m.load() == nullptr);
-    }
-    if (stopped == static_cast<int>(ps_.size())) break;
-    lk.unlock();
-    preemptall(Source::kPreemptAll);
-    rounds++;
-    events_.Record(Ev::kSTWRound, 0, Reason::kNone, 0, rounds);
-    lk.lock();
-    stw_cv_.wait_for(lk, std::chrono::microseconds(100));  // retry every 100 us
-  }
-  events_.Record(Ev::kSTWDone, 0, Reason::kNone, 0, rounds);
-  return rounds;
-}
-
-void Runtime::startTheWorld() {
-  std::lock_guard<std::mutex> lk(mu_);
-  gcwaiting_.store(false);
-  idle_cv_.notify_all();
-}
-
-void Runtime::forEachP(const std::function<void(P*)>& fn) {
-  std::unique_lock<std::mutex> lk(mu_);
-  safe_point_fn_ = fn;
-  safe_point_pending_.assign(ps_.size(), true);
-  safe_point_left_.store(static_cast<int>(ps_.size()));
-  // Idle Ps run it now, on their behalf.
-  for (auto& p : ps_) {
-    if (p->m.load() == nullptr && p->status.load() == _Pidle) {
-      safe_point_pending_[p->id] = false;
-      fn(p.get());
-      events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, p->id);
-      safe_point_left_.fetch_sub(1);
-    }
-  }
-  while (safe_point_left_.load() > 0) {
-    lk.unlock();
-    preemptall(Source::kPreemptAll);
-    lk.lock();
-    stw_cv_.wait_for(lk, std::chrono::microseconds(100));
-  }
-  safe_point_fn_ = nullptr;
 }
 
 }  // namespace safepoint

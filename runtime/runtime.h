@@ -31,10 +31,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/events.h"
-#include "runtime/functab.h"
-#include "runtime/ir.h"
-#include "runtime/offsets.h"
+#include "core/events.h"
+#include "core/functab.h"
+#include "core/ir.h"
+#include "core/offsets.h"
+#include "runtime/options.h"
 
 namespace safepoint {
 
@@ -156,62 +157,11 @@ struct P {
   int64_t sysmon_when = 0;
 };
 
-// GODEBUG settings the runtime understands.
 static_assert(offsetof(P, xscratch) == P_XSCRATCH);
-
-struct Debug {
-  int asyncpreemptoff = 0;
-};
-// Parses a GODEBUG value ("k=v,k=v"). Unknown keys are ignored, as Go does;
-// a malformed entry or a bad value of a known key is an error.
-bool ParseGodebug(const std::string& s, Debug* out, std::string* err);
-
-// The clock sysmon reads. Injectable so tests drive the 10 ms rule by hand.
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual int64_t Now() = 0;  // nanoseconds
-};
-class ManualClock : public Clock {
- public:
-  int64_t Now() override { return now_.load(); }
-  void Advance(int64_t ns) { now_.fetch_add(ns); }
-  void Set(int64_t ns) { now_.store(ns); }
-
- private:
-  std::atomic<int64_t> now_{0};
-};
-int64_t MonotonicNanos();
 
 // canPreemptM: the first condition that forbids preempting the goroutine on
 // mp now (Reason::kNone when preemption is possible).
 Reason canPreemptM(const M* mp);
-
-struct RuntimeOptions {
-  int gomaxprocs = 1;
-  std::string godebug;
-  bool sysmon = true;           // run the sysmon thread
-  Clock* clock = nullptr;       // sysmon's clock; nullptr: CLOCK_MONOTONIC
-  bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
-  size_t event_capacity = 1 << 17;   // events kept; more are counted as dropped
-  size_t initial_stack = kStackMin;
-  bool omit_stack_check = false;  // mutation: emit no prologue checks (see EmitEnv)
-  bool runtimesecret = false;     // GOEXPERIMENT=runtimesecret: refuse inside secret regions
-  bool simd = false;              // GOEXPERIMENT=simd: save the wide vector state (amd64 YMM)
-  // Mutations of asynchronous preemption, to show the suite can fail:
-  // skip one refusal rule (a Reason), or do not rewind restarts.
-  Reason mutate_skip_rule = Reason::kNone;
-  bool mutate_no_restart = false;
-  bool mutate_drop_register = false;  // asyncPreempt that does not save IR register r3
-  // The port's preemptMSupported, overridable to run a port as if it had
-  // no asynchronous preemption (js/wasm, Plan 9).
-  bool preempt_m_supported = true;
-  // Test hooks: `callback N` in a program runs callbacks[N] on g0 (systemstack).
-  std::vector<std::function<void(Runtime&, G*)>> callbacks;
-  // Test hook: runs on g0 in asyncPreempt2, after xRegSave, with the
-  // goroutine's registers saved (its asyncPreempt frame is at sched.sp).
-  std::function<void(Runtime&, G*)> on_async_preempt;
-};
 
 class Runtime {
  public:
@@ -264,8 +214,8 @@ class Runtime {
   AsyncDecision isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval);
   bool async_supported() const { return async_supported_; }
   size_t asyncPreemptStack() const { return async_preempt_stack_; }
-  // Which vector registers asyncPreempt saves: 0 the base set, 1 the simd
-  // set, 2 simd with AVX-512 (SavedReg::simd_only / avx512_only).
+  // The tier of extended state asyncPreempt saves (an index into the
+  // port's PortInfo::tiers; SavedReg::tier).
   int xstate_tier() const { return xstate_tier_; }
   // Called by the SIGURG handler.
   void doSigPreempt(M* m, void* ucontext);
@@ -281,17 +231,14 @@ class Runtime {
   // running ones); returns when each P has run it.
   void forEachP(const std::function<void(P*)>& fn);
 
-  // Armed delivery (DESIGN.md section 4): write a breakpoint over the
-  // instruction at code offset `off`. When it traps, the handler restores
-  // it, raises a preemption request as preemptone would, and sends SIGURG
-  // through preemptM, so the real handler sees exactly that PC. Refused
-  // (false, *err) for an offset that is not an instruction boundary of a
-  // generated function. Only while no M runs the code (before Run, or from
-  // a callback with GOMAXPROCS=1).
-  bool Arm(uint32_t off, std::string* err);
-  bool armed() const { return armed_off_ >= 0; }
-  // Called by the SIGTRAP handler; false if the trap is not ours.
-  bool OnTrap(M* m, void* ucontext);
+  // A preemption request raised on the target M itself, from a signal
+  // handler running on it (the harness's armed delivery): as preemptone
+  // would, then preemptM. Records the request with `pc` and `src`.
+  void preemptCurrent(M* m, uintptr_t pc, Source src);
+  // The loaded code, for the harness to patch (breakpoints) and read back.
+  // False when no program is loaded or the page cannot be written.
+  bool PatchCode(uint32_t off, const uint8_t* bytes, size_t n);
+  bool ReadCode(uint32_t off, uint8_t* out, size_t n) const;
 
   // Called on g0 (from assembly and the service stubs). Public for the
   // extern "C" trampolines only.
@@ -363,7 +310,7 @@ class Runtime {
   size_t async_preempt_stack_ = 0;
   uintptr_t async_preempt_entry_ = 0;
   size_t xstate_bytes_ = 0;
-  int xstate_tier_ = 0;  // 0 base vectors, 1 simd, 2 simd with AVX-512
+  int xstate_tier_ = 0;  // index into PortInfo::tiers
   // Stop-the-world and forEachP.
   std::atomic<bool> gcwaiting_{false};
   std::atomic<int> stopped_ps_{0};
@@ -371,10 +318,6 @@ class Runtime {
   std::function<void(P*)> safe_point_fn_;
   std::vector<bool> safe_point_pending_;
   std::atomic<int> safe_point_left_{0};
-  // Armed delivery.
-  int64_t armed_off_ = -1;
-  uint8_t armed_saved_[16] = {};
-  size_t armed_len_ = 0;
   void InitAsync();
   void SignalSetupM(M* m);
   void SchedSafePoints(M* m);  // in schedule(), mu_ held: STW and forEachP

@@ -93,5 +93,28 @@ end
   EXPECT_GE(rt->events().Count(Ev::kGrow), 3u);
 }
 
+TEST(Godebug, ParsesAsGoDoes) {
+  Debug d;
+  std::string err;
+  ASSERT_TRUE(ParseGodebug("", &d, &err));
+  EXPECT_EQ(d.asyncpreemptoff, 0);
+  ASSERT_TRUE(ParseGodebug("asyncpreemptoff=1", &d, &err));
+  EXPECT_EQ(d.asyncpreemptoff, 1);
+  ASSERT_TRUE(ParseGodebug("gctrace=1,asyncpreemptoff=1,madvdontneed=0", &d, &err)) << "unknown keys are ignored";
+  EXPECT_EQ(d.asyncpreemptoff, 1);
+  EXPECT_FALSE(ParseGodebug("asyncpreemptoff=yes", &d, &err));
+  EXPECT_EQ(err, "GODEBUG: asyncpreemptoff=yes: want 0 or 1");
+  EXPECT_FALSE(ParseGodebug("asyncpreemptoff", &d, &err));
+  EXPECT_EQ(err, "GODEBUG: malformed entry 'asyncpreemptoff' (want key=value)");
+  // A runtime refuses to load with a bad GODEBUG.
+  RuntimeOptions o;
+  o.settings.godebug = "=1";
+  Runtime rt(std::move(o));
+  ir::Program p;
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  ret\nend\n", &p, &err));
+  EXPECT_FALSE(rt.Load(p, &err));
+  EXPECT_EQ(err, "GODEBUG: malformed entry '=1' (want key=value)");
+}
+
 }  // namespace
 }  // namespace safepoint

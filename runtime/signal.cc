@@ -1,5 +1,6 @@
 // Asynchronous preemption (chapter 9.7.5): the preemption signal, the
-// safe-point rules, the injected call, and armed delivery.
+// safe-point rules and the injected call. (Armed delivery, which raises a
+// request at an exact instruction, is the harness's: harness/armed.cc.)
 //
 // The path, as in Go:
 //   1. preemptM sends SIGURG to the target M's thread with tgkill, and only
@@ -35,16 +36,15 @@
 
 #include "platforms/asm.h"
 #include "platforms/native.h"
-#include "runtime/code_page.h"
+#include "core/code_page.h"
 #include "runtime/runtime.h"
 
 extern "C" {
-void sp_asyncPreempt();
-void sp_asyncPreempt_simd();
+// The generated preempt.S of the native port: one asyncPreempt per tier of
+// extended state (PortInfo::tiers), in order, and the drop1 mutation.
+extern const uintptr_t sp_asyncPreempt_tiers[];
+extern const uintptr_t sp_asyncPreempt_ntiers;
 void sp_asyncPreempt_drop1();
-#if defined(__x86_64__)
-void sp_asyncPreempt_avx512();  // amd64 only
-#endif
 [[noreturn]] void sp_asyncpreempt2_g0(safepoint::G* gp);
 }
 
@@ -61,18 +61,6 @@ void OnSigurg(int, siginfo_t*, void* uc) {
   errno = saved;
 }
 
-void OnSigtrap(int sig, siginfo_t*, void* uc) {
-  int saved = errno;
-  M* m = Runtime::CurrentM();
-  if (m != nullptr && m->rt->OnTrap(m, uc)) {
-    errno = saved;
-    return;
-  }
-  // Not an armed instruction: let the trap kill the process as it would.
-  signal(sig, SIG_DFL);
-  errno = saved;
-}
-
 void InstallHandlers() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -81,11 +69,6 @@ void InstallHandlers() {
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGURG, &sa, nullptr);
-    // SIGURG stays pending while the trap handler runs, and arrives after
-    // sigreturn with the PC at the restored instruction.
-    sa.sa_sigaction = OnSigtrap;
-    sigaddset(&sa.sa_mask, SIGURG);
-    sigaction(SIGTRAP, &sa, nullptr);
   });
 }
 
@@ -103,20 +86,21 @@ extern "C" void sp_asyncpreempt2_g0(G* gp) { gp->m->rt->asyncPreempt2(gp); }
 
 void Runtime::InitAsync() {
   const PortInfo& port = NativePort();
-  async_supported_ = port.async_preemption() && opts_.preempt_m_supported;
-  bool simd = opts_.simd && port.xscratch_bytes_simd > port.xscratch_bytes;
-  bool avx512 = false;
-#if defined(__x86_64__)
-  if (simd && !__builtin_cpu_supports("avx")) simd = false;  // YMM needs AVX (QEMU has no AVX-512)
-  avx512 = simd && port.xscratch_bytes_avx512 > 0 && __builtin_cpu_supports("avx512f");
-#endif
-  async_preempt_entry_ = reinterpret_cast<uintptr_t>(simd ? &sp_asyncPreempt_simd : &sp_asyncPreempt);
-#if defined(__x86_64__)
-  if (avx512) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_avx512);
-#endif
-  if (opts_.mutate_drop_register) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1);
-  xstate_bytes_ = avx512 ? port.xscratch_bytes_avx512 : simd ? port.xscratch_bytes_simd : port.xscratch_bytes;
-  xstate_tier_ = avx512 ? 2 : simd ? 1 : 0;
+  async_supported_ = port.async_preemption() && opts_.hooks.preempt_m_supported;
+  if (port.tiers.empty() || sp_asyncPreempt_ntiers != port.tiers.size())
+    Throw("the port's preempt.S and its tier table disagree (regenerate it with mkpreempt)");
+  // The highest tier whose conditions, and every lower tier's, hold.
+  size_t tier = 0;
+  while (tier + 1 < port.tiers.size()) {
+    const XTier& t = port.tiers[tier + 1];
+    if (t.needs_simd && !opts_.experiments.simd) break;
+    if (!t.cpu_feature.empty() && !NativeContext::cpu_has(t.cpu_feature)) break;
+    tier++;
+  }
+  async_preempt_entry_ = sp_asyncPreempt_tiers[tier];
+  if (opts_.mutations.drop_register) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1);
+  xstate_bytes_ = port.tiers[tier].scratch_bytes;
+  xstate_tier_ = static_cast<int>(tier);
   // asyncPreemptStack: asyncPreempt's frame, what its call into mcall puts
   // on the goroutine stack, and 8 words of slack, as Go computes it.
   async_preempt_stack_ = port.async_frame + port.mcall_frame + 8 * 8;
@@ -151,7 +135,7 @@ void Runtime::preemptM(M* mp) {
 
 Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval) {
   auto refuse = [&](Reason r) { return AsyncDecision{false, 0, r}; };
-  auto applies = [&](Reason r) { return opts_.mutate_skip_rule != r; };
+  auto applies = [&](Reason r) { return opts_.mutations.skip_rule != r; };
   M* m = gp->m;
   // 1. Not the M's current user goroutine: the M is in the scheduler, on
   // g0 or in the signal path (the PC is outside generated code), or the g
@@ -166,7 +150,7 @@ Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t 
     if (why != Reason::kNone && applies(why)) return refuse(why);
   }
   // 3. runtimesecret: a secret computation must not be saved or scanned.
-  if (opts_.runtimesecret && gp->secret > 0 && applies(Reason::kSecret)) return refuse(Reason::kSecret);
+  if (opts_.experiments.runtimesecret && gp->secret > 0 && applies(Reason::kSecret)) return refuse(Reason::kSecret);
   // 4. Room for the injected call.
   if (applies(Reason::kStack) && (sp < gp->stack.lo || sp - gp->stack.lo < async_preempt_stack_))
     return refuse(Reason::kStack);
@@ -195,7 +179,7 @@ Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t 
     if (off < r.lo || off >= r.hi) continue;
     uintptr_t start = code_->base() + r.lo;
     if (start == 0 || start > pc || pc - start > 20) Throw("bad restart PC");
-    return AsyncDecision{true, opts_.mutate_no_restart ? pc : start, Reason::kNone};
+    return AsyncDecision{true, opts_.mutations.no_restart ? pc : start, Reason::kNone};
   }
   return AsyncDecision{true, pc, Reason::kNone};
 }
@@ -238,58 +222,31 @@ void Runtime::asyncPreempt2(G* gp) {
   memcpy(gp->xstate.get(), m->p->xscratch, xstate_bytes_);
   gp->xstate_live = true;
   events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
-  if (opts_.on_async_preempt) opts_.on_async_preempt(*this, gp);
+  if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
   // preemptStop (park for a stack scan) arrives with suspendG.
   goschedImpl(gp);
 }
 
-// --- armed delivery ------------------------------------------------------------
+// --- a request raised on the target M itself -----------------------------
 
-bool Runtime::Arm(uint32_t off, std::string* err) {
-  if (!code_) {
-    *err = "arm: no program loaded";
-    return false;
-  }
-  if (armed_off_ >= 0) {
-    *err = "arm: an instruction is armed already";
-    return false;
-  }
-  const FuncInfo* f = table_.Find(off);
-  if (f == nullptr || !table_.IsBoundary(off)) {
-    char buf[160];
-    snprintf(buf, sizeof buf, "arm: offset 0x%x is not an instruction boundary of a generated function", off);
-    *err = buf;
-    return false;
-  }
-  const std::vector<uint8_t>& bp = NativePort().breakpoint;
-  armed_len_ = bp.size();
-  code_->Read(off, armed_saved_, armed_len_);
-  if (!code_->Patch(off, bp.data(), bp.size())) {
-    *err = "arm: cannot patch the code page";
-    return false;
-  }
-  armed_off_ = off;
-  return true;
-}
-
-bool Runtime::OnTrap(M* m, void* ucontext) {
-  auto* uc = static_cast<ucontext_t*>(ucontext);
-  uintptr_t at = Ctx::pc(uc) - NativePort().pc_after_trap;
-  if (armed_off_ < 0 || !code_ || at != code_->base() + static_cast<uintptr_t>(armed_off_)) return false;
-  code_->Patch(static_cast<uint32_t>(armed_off_), armed_saved_, armed_len_);
-  armed_off_ = -1;
-  Ctx::set_pc(uc, at);
+void Runtime::preemptCurrent(M* m, uintptr_t pc, Source src) {
   G* gp = m->curg.load();
-  events_.Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at);
-  if (gp == nullptr) return true;
+  if (gp == nullptr) return;
   // As preemptone would (it skips its own M; this is the target M itself).
   gp->preempt.store(true);
   gp->stackguard0.store(kStackPreempt);
-  events_.Record(Ev::kRequest, gp->goid, Reason::kNone, at, m->p ? m->p->id : -1, Source::kArmed);
+  events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, m->p ? m->p->id : -1, src);
   if (async_supported_ && !debug_.asyncpreemptoff) {
     if (m->p) m->p->preempt.store(true);
     preemptM(m);
   }
+}
+
+bool Runtime::PatchCode(uint32_t off, const uint8_t* bytes, size_t n) { return code_ && code_->Patch(off, bytes, n); }
+
+bool Runtime::ReadCode(uint32_t off, uint8_t* out, size_t n) const {
+  if (!code_) return false;
+  code_->Read(off, out, n);
   return true;
 }
 

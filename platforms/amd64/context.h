@@ -7,6 +7,7 @@
 #include <ucontext.h>
 
 #include <cstdint>
+#include <string_view>
 
 #include "platforms/amd64/port.h"
 
@@ -14,6 +15,12 @@ namespace safepoint {
 
 struct Amd64Context {
   static const PortInfo& kPort;
+  // The CPU features XTier::cpu_feature names: "avx" (YMM), "avx512f" (ZMM, K).
+  static bool cpu_has(std::string_view f) {
+    if (f == "avx") return __builtin_cpu_supports("avx");
+    if (f == "avx512f") return __builtin_cpu_supports("avx512f");
+    return false;
+  }
   static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.gregs[REG_RIP]; }
   static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.gregs[REG_RSP]; }
   // No link register: the return address is on the stack.
@@ -31,6 +38,8 @@ struct Amd64Context {
 };
 inline const PortInfo& Amd64Context::kPort = kAmd64Port;
 static_assert(CheckSignalContext<Amd64Context>::ok);
+// This header is the native port's when //platforms:native selects amd64.
+using NativeContext = Amd64Context;
 static_assert(sizeof(greg_t) == 8 && NGREG == 23, "mcontext gregs layout");
 
 }  // namespace safepoint

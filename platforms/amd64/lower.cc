@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "runtime/offsets.h"
+#include "core/offsets.h"
 
 namespace safepoint {
 namespace {
@@ -291,5 +291,7 @@ class Amd64Lowerer final : public Lowerer {
 }  // namespace
 
 std::unique_ptr<Lowerer> NewAmd64Lowerer() { return std::make_unique<Amd64Lowerer>(); }
+
+SAFEPOINT_REGISTER_LOWERER("amd64", NewAmd64Lowerer);
 
 }  // namespace safepoint

@@ -2,6 +2,7 @@
 #include "platforms/amd64/port.h"
 
 #include "platforms/common/code_builder.h"
+#include "platforms/amd64/facts.h"
 
 namespace safepoint {
 namespace {
@@ -50,26 +51,26 @@ std::vector<SavedReg> Amd64SavedRegs() {
   v.push_back({"rflags", SavedReg::kFlags, 112, 8});
   v.push_back({"rbp", SavedReg::kGeneral, 120, 8});
   for (int i = 0; i < 16; i++) v.push_back({xmm[i], SavedReg::kVector, 16u * i, 16});
-  for (int i = 0; i < 16; i++) v.push_back({ymm[i], SavedReg::kVector, 32u * i, 32, true});
+  for (int i = 0; i < 16; i++) v.push_back({ymm[i], SavedReg::kVector, 32u * i, 32, 1});
   // Under simd on a CPU with AVX-512: Z0-Z15 (64 bytes) and the mask
   // registers K0-K7, 1088 bytes: the 2.5 KiB the chapter says would not fit
   // a nosplit frame, which is why it lives off the stack.
   static const char* const zmm[] = {"zmm0", "zmm1", "zmm2",  "zmm3",  "zmm4",  "zmm5",  "zmm6",  "zmm7",
                                     "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", "zmm14", "zmm15"};
   static const char* const kregs[] = {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"};
-  for (int i = 0; i < 16; i++) v.push_back({zmm[i], SavedReg::kVector, 64u * i, 64, false, true});
-  for (int i = 0; i < 8; i++) v.push_back({kregs[i], SavedReg::kVector, 1024u + 8 * i, 8, false, true});
+  for (int i = 0; i < 16; i++) v.push_back({zmm[i], SavedReg::kVector, 64u * i, 64, 2});
+  for (int i = 0; i < 8; i++) v.push_back({kregs[i], SavedReg::kVector, 1024u + 8 * i, 8, 2});
   return v;
 }
 
 }  // namespace
 
 const PortInfo kAmd64Port = {
-    .name = "amd64",
-    .elf_machine = 62,  // EM_X86_64
-    .uname_machine = "x86_64",
-    .qemu_binary = "qemu-x86_64",
-    .qemu_cpu = "Haswell-v4",
+    .name = facts::kName,
+    .elf_machine = facts::kElfMachine,
+    .uname_machine = facts::kUnameMachine,
+    .qemu_binary = facts::kQemu,
+    .qemu_cpu = facts::kQemuCpu,
     .capabilities = kCapAsyncPreemption,
     .insn_align = 1,
     .insn_max_len = 15,
@@ -82,13 +83,17 @@ const PortInfo kAmd64Port = {
     .saved_regs = Amd64SavedRegs(),
     .ir_regs = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r12", "r13", "r15"},
     .async_frame = 136,
-    .xscratch_bytes = 256,
-    .xscratch_bytes_simd = 512,
-    .xscratch_bytes_avx512 = 1088,
+    .tiers = {{"base", 256, false, ""}, {"simd", 512, true, "avx"}, {"simd-avx512", 1088, true, "avx512f"}},
     .pushcall_bytes = 8,
     .mcall_frame = 8,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
+    // Go's stack check: CMPQ SP, 16(R14); JLS (a LEAQ first for large frames). No REGTMP.
+    .model = {.has_regtmp = false, .check_insns_small = 2, .check_insns_big = 3, .addi_imm_bits = 32, .max_sequence_bytes = 0},
+    .setflags_reg = "rflags",
+    .setflags_mask = 0x8D5,
+    .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
+SAFEPOINT_REGISTER_PORT(kAmd64Port);
 
 }  // namespace safepoint

@@ -22,7 +22,7 @@
  *   sp_call_on_stack(sp, fn, arg) C: run fn(arg) on another stack and come back
  *   sp_getsp()                    C: the caller's SP
  */
-#include "runtime/offsets.h"
+#include "core/offsets.h"
 
 	.text
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "platforms/arm64/port.h"
 
@@ -16,6 +17,8 @@ namespace safepoint {
 
 struct Arm64Context {
   static const PortInfo& kPort;
+  // No tier of this port needs a CPU feature (the pinned cortex-a72 has no SVE).
+  static bool cpu_has(std::string_view) { return false; }
   static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.pc; }
   static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.sp; }
   static uintptr_t lr(const ucontext_t* uc) { return uc->uc_mcontext.regs[30]; }
@@ -34,6 +37,8 @@ struct Arm64Context {
 };
 inline const PortInfo& Arm64Context::kPort = kArm64Port;
 static_assert(CheckSignalContext<Arm64Context>::ok);
+// This header is the native port's when //platforms:native selects arm64.
+using NativeContext = Arm64Context;
 static_assert(offsetof(mcontext_t, regs) == 8 && offsetof(mcontext_t, sp) == 256 &&
                   offsetof(mcontext_t, pc) == 264 && offsetof(mcontext_t, pstate) == 272,
               "mcontext_t must mirror the kernel's struct sigcontext");

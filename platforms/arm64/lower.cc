@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "runtime/offsets.h"
+#include "core/offsets.h"
 
 namespace safepoint {
 namespace {
@@ -455,5 +455,7 @@ class Arm64Lowerer final : public Lowerer {
 }  // namespace
 
 std::unique_ptr<Lowerer> NewArm64Lowerer() { return std::make_unique<Arm64Lowerer>(); }
+
+SAFEPOINT_REGISTER_LOWERER("arm64", NewArm64Lowerer);
 
 }  // namespace safepoint

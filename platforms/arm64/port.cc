@@ -2,6 +2,7 @@
 #include "platforms/arm64/port.h"
 
 #include "platforms/common/code_builder.h"
+#include "platforms/arm64/facts.h"
 
 namespace safepoint {
 namespace {
@@ -70,11 +71,11 @@ std::vector<SavedReg> Arm64SavedRegs() {
 }  // namespace
 
 const PortInfo kArm64Port = {
-    .name = "arm64",
-    .elf_machine = 183,  // EM_AARCH64
-    .uname_machine = "aarch64",
-    .qemu_binary = "qemu-aarch64",
-    .qemu_cpu = "cortex-a72",
+    .name = facts::kName,
+    .elf_machine = facts::kElfMachine,
+    .uname_machine = facts::kUnameMachine,
+    .qemu_binary = facts::kQemu,
+    .qemu_cpu = facts::kQemuCpu,
     .capabilities = kCapAsyncPreemption | kCapLinkRegister,
     .insn_align = 4,
     .insn_max_len = 4,
@@ -87,12 +88,15 @@ const PortInfo kArm64Port = {
     .saved_regs = Arm64SavedRegs(),
     .ir_regs = {"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11"},
     .async_frame = 256,
-    .xscratch_bytes = 512,
-    .xscratch_bytes_simd = 512,
+    .tiers = {{"base", 512, false, ""}},
     .pushcall_bytes = 16,
     .mcall_frame = 0,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
+    // Go's stack check: MOVD 16(g), R16; CMP R16, RSP; BLS (a SUB first for large frames).
+    .model = {.has_regtmp = true, .check_insns_small = 3, .check_insns_big = 4, .addi_imm_bits = 12, .max_sequence_bytes = 20},
+    .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
+SAFEPOINT_REGISTER_PORT(kArm64Port);
 
 }  // namespace safepoint

@@ -13,6 +13,8 @@
 
 #include <unistd.h>
 
+#include "platforms/port.h"
+
 namespace safepoint {
 
 struct DisasmLine {
@@ -20,22 +22,20 @@ struct DisasmLine {
   std::string text;  // mnemonic and operands, whitespace collapsed, comments dropped
 };
 
-// port: "amd64", "arm64" or "loong64". Returns false with *err on failure.
+// Disassembles with the objdump that port `port`'s facts name (port.env).
+// Returns false with *err on failure.
 inline bool Disassemble(const std::string& port, const std::vector<uint8_t>& code, std::vector<DisasmLine>* out,
                         std::string* err) {
-  const char* tools = getenv("SAFEPOINT_TOOLS");
-  std::string t = tools && *tools ? tools : "/opt/safepoint-tools";
-  std::string tool, machine;
-  if (port == "amd64") {
-    tool = "objdump", machine = "i386:x86-64";
-  } else if (port == "arm64") {
-    tool = "aarch64-linux-gnu-objdump", machine = "aarch64";
-  } else if (port == "loong64") {
-    tool = t + "/bin/loongarch64-linux-gnu-objdump", machine = "loongarch64";
-  } else {
+  const PortInfo* info = FindPort(port);
+  if (info == nullptr || info->objdump.tool.empty()) {
     *err = "no disassembler for port " + port;
     return false;
   }
+  const char* tools = getenv("SAFEPOINT_TOOLS");
+  std::string t = tools && *tools ? tools : "/opt/safepoint-tools";
+  std::string tool(info->objdump.tool);
+  if (tool.compare(0, 6, "$TOOLS") == 0) tool = t + tool.substr(6);
+  std::string machine(info->objdump.machine), flags(info->objdump.flags), comment(info->objdump.comment);
   char path[] = "/tmp/safepoint-disasm-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) {
@@ -48,7 +48,7 @@ inline bool Disassemble(const std::string& port, const std::vector<uint8_t>& cod
     return false;
   }
   close(fd);
-  std::string cmd = tool + " -D -b binary -m " + machine + (port == "amd64" ? " -M intel" : "") + " " + path + " 2>&1";
+  std::string cmd = tool + " -D -b binary -m " + machine + (flags.empty() ? "" : " " + flags) + " " + path + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) {
     *err = "cannot run " + cmd;
@@ -77,9 +77,9 @@ inline bool Disassemble(const std::string& port, const std::vector<uint8_t>& cod
     size_t tab = line.find('\t', colon + 2);
     if (tab == std::string::npos) continue;  // a continuation line of bytes
     std::string text = line.substr(tab + 1);
-    // objdump's comments: '#' on x86 and LoongArch; on arm64 '#' starts
-    // every immediate and comments are "//".
-    for (const char* c : {port == "arm64" ? "//" : "#", "//", "<"}) {
+    // objdump's comments start with the port's comment string ('#', or
+    // "//" where '#' starts every immediate).
+    for (const std::string& c : {comment, std::string("//"), std::string("<")}) {
       size_t h = text.find(c);
       if (h != std::string::npos) text = text.substr(0, h);
     }

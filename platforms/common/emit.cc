@@ -7,6 +7,22 @@
 
 namespace safepoint {
 
+namespace {
+std::map<std::string, std::unique_ptr<Lowerer> (*)(), std::less<>>& Lowerers() {
+  static auto* m = new std::map<std::string, std::unique_ptr<Lowerer> (*)(), std::less<>>;
+  return *m;
+}
+}  // namespace
+
+LowererRegistration::LowererRegistration(std::string_view port, std::unique_ptr<Lowerer> (*make)()) {
+  Lowerers()[std::string(port)] = make;
+}
+
+std::unique_ptr<Lowerer> NewLowerer(std::string_view port) {
+  auto it = Lowerers().find(port);
+  return it == Lowerers().end() ? nullptr : it->second();
+}
+
 bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* out, std::string* err) {
   if (!ir::Validate(prog, err)) return false;
   Asm a;

@@ -10,7 +10,7 @@
 
 #include "platforms/common/disasm.h"
 #include "platforms/emitter.h"
-#include "runtime/chapter.h"
+#include "core/chapter.h"
 
 namespace safepoint {
 

@@ -21,7 +21,7 @@
  *
  * Temporaries ($r12, $r13) are free everywhere here: generated code treats
  * every call as clobbering every register but g and SP. */
-#include "runtime/offsets.h"
+#include "core/offsets.h"
 
 	.text
 

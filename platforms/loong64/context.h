@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "platforms/loong64/port.h"
 
@@ -16,6 +17,8 @@ namespace safepoint {
 
 struct Loong64Context {
   static const PortInfo& kPort;
+  // No tier of this port needs a CPU feature (LASX is in the base tier).
+  static bool cpu_has(std::string_view) { return false; }
   static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.__pc; }
   static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[3]; }
   static uintptr_t lr(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[1]; }
@@ -34,6 +37,8 @@ struct Loong64Context {
 };
 inline const PortInfo& Loong64Context::kPort = kLoong64Port;
 static_assert(CheckSignalContext<Loong64Context>::ok);
+// This header is the native port's when //platforms:native selects loong64.
+using NativeContext = Loong64Context;
 static_assert(offsetof(mcontext_t, __pc) == 0 && offsetof(mcontext_t, __gregs) == 8,
               "mcontext_t must mirror the kernel's struct sigcontext");
 

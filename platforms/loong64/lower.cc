@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "runtime/offsets.h"
+#include "core/offsets.h"
 
 namespace safepoint {
 namespace {
@@ -439,5 +439,7 @@ class Loong64Lowerer final : public Lowerer {
 }  // namespace
 
 std::unique_ptr<Lowerer> NewLoong64Lowerer() { return std::make_unique<Loong64Lowerer>(); }
+
+SAFEPOINT_REGISTER_LOWERER("loong64", NewLoong64Lowerer);
 
 }  // namespace safepoint

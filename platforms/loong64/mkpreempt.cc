@@ -1,4 +1,5 @@
-// The loong64 asyncPreempt printer (see platforms/mkpreempt.cc).
+// How the loong64 assembler spells asyncPreempt's steps; the walk is
+// platforms/mkpreempt.cc.
 //
 // Entered through pushCall: RA = the resume PC, the interrupted RA at 0(SP).
 // The frame (platforms/loong64/port.cc) holds the resume PC at 0, then the
@@ -41,68 +42,72 @@ void Vector(unsigned op, const SavedReg& r) {
          op, r.offset, XrNum(r.name), op == kXvst ? "xvst" : "xvld", std::string(r.name).c_str(), r.offset);
 }
 
-void Loong64Function(const PortInfo& p, const char* name, std::string_view drop = {}) {
-  uint32_t alloc = p.async_frame - 8;  // pushCall's 8 bytes are already below SP
-  printf("\t.globl %s\n\t.type %s, @function\n%s:\n", name, name, name);
-  printf("\taddi.d $r3, $r3, -%u\n", alloc);
-  printf("\tst.d $r1, $r3, 0\n");  // the resume PC
-  uint32_t regtmp_off = alloc - 8;  // the padding slot above fcsr0
-  if (kJumpThroughR21) printf("\tst.d $r30, $r3, %u\n", regtmp_off);
-  for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kGeneral && r.name != drop)
-      printf("\tst.d %s, $r3, %u\n", std::string(r.name).c_str(), r.offset);
-  // $r4 and $r5 are saved now: free as temporaries.
-  for (const SavedReg& r : p.saved_regs) {
-    if (r.kind != SavedReg::kFlags) continue;
+uint32_t Alloc() { return kLoong64Port.async_frame - 8; }  // pushCall's 8 bytes are already below SP
+uint32_t RegtmpOff() { return Alloc() - 8; }                 // the padding slot above fcsr0
+std::string S(std::string_view v) { return std::string(v); }
+
+class Loong64Spelling : public PreemptSpelling {
+ public:
+  const PortInfo& port() const override { return kLoong64Port; }
+  void Enter(const std::string& n) override {
+    printf("\t.globl %s\n\t.type %s, @function\n%s:\n", n.c_str(), n.c_str(), n.c_str());
+    printf("\taddi.d $r3, $r3, -%u\n", Alloc());
+    printf("\tst.d $r1, $r3, 0\n");  // the resume PC
+    if (kJumpThroughR21) printf("\tst.d $r30, $r3, %u\n", RegtmpOff());
+  }
+  void SaveGenerals(const Regs& regs) override {
+    for (const SavedReg* r : regs) printf("\tst.d %s, $r3, %u\n", S(r->name).c_str(), r->offset);
+  }
+  // $r4 and $r5 are saved by now: free as temporaries.
+  void SaveFlags(const SavedReg& r) override {
     if (r.name == "fcc") {
       printf("\tmovcf2gr $r4, $fcc0\n");
       for (int i = 1; i < 8; i++) printf("\tmovcf2gr $r5, $fcc%d\n\tbstrins.d $r4, $r5, %d, %d\n", i, i, i);
     } else {
-      printf("\tmovfcsr2gr $r4, $%s\n", std::string(r.name).c_str());
+      printf("\tmovfcsr2gr $r4, $%s\n", S(r.name).c_str());
     }
     printf("\tst.d $r4, $r3, %u\n", r.offset);
   }
-  printf("\tld.d $r4, $r22, G_M\n\tld.d $r4, $r4, M_P\n");
-  // xvst/xvld reach 12 signed bits from the P.
-  printf("\t.if P_XSCRATCH + %u > 2048\n\t.error \"P_XSCRATCH beyond xvst's reach\"\n\t.endif\n", p.xscratch_bytes);
-  for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kVector) Vector(kXvst, r);
+  void LoadScratchBase() override {
+    printf("\tld.d $r4, $r22, G_M\n\tld.d $r4, $r4, M_P\n");
+    // xvst/xvld reach 12 signed bits from the P.
+    printf("\t.if P_XSCRATCH + %u > 2048\n\t.error \"P_XSCRATCH beyond xvst's reach\"\n\t.endif\n",
+           kLoong64Port.tiers.back().scratch_bytes);
+  }
+  void SaveVectors(const Regs& regs) override {
+    for (const SavedReg* r : regs) Vector(kXvst, *r);
+  }
   // sp_mcall records sched.pc = RA (the next instruction), sched.sp = SP.
-  printf("\tla.pcrel $r4, sp_asyncpreempt2_g0\n\tbl sp_mcall\n");
-  // Resumed here, perhaps on another M and P.
-  printf("\tld.d $r4, $r22, G_M\n\tld.d $r4, $r4, M_P\n");
-  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
-    if (it->kind == SavedReg::kVector) Vector(kXvld, *it);
-  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it) {
-    if (it->kind != SavedReg::kFlags) continue;
-    printf("\tld.d $r4, $r3, %u\n", it->offset);
-    if (it->name == "fcc") {
+  void CallAsyncPreempt2() override { printf("\tla.pcrel $r4, sp_asyncpreempt2_g0\n\tbl sp_mcall\n"); }
+  void RestoreVectors(const Regs& regs) override {
+    for (const SavedReg* r : regs) Vector(kXvld, *r);
+  }
+  void RestoreFlags(const SavedReg& r) override {
+    printf("\tld.d $r4, $r3, %u\n", r.offset);
+    if (r.name == "fcc") {
       for (int i = 7; i >= 0; i--) printf("\tbstrpick.d $r5, $r4, %d, %d\n\tmovgr2cf $fcc%d, $r5\n", i, i, i);
     } else {
-      printf("\tmovgr2fcsr $%s, $r4\n", std::string(it->name).c_str());
+      printf("\tmovgr2fcsr $%s, $r4\n", S(r.name).c_str());
     }
   }
-  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
-    if (it->kind == SavedReg::kGeneral && it->name != drop)
-      printf("\tld.d %s, $r3, %u\n", std::string(it->name).c_str(), it->offset);
-  if (kJumpThroughR21) {
-    printf("\tld.d $r30, $r3, %u\n\tld.d $r21, $r3, 0\n", regtmp_off);  // REGTMP; the resume PC
-  } else {
-    printf("\tld.d $r30, $r3, 0\n");  // the resume PC, in REGTMP (as Go)
+  void RestoreGenerals(const Regs& regs) override {
+    for (const SavedReg* r : regs) printf("\tld.d %s, $r3, %u\n", S(r->name).c_str(), r->offset);
   }
-  printf("\tld.d $r1, $r3, %u\n", alloc);   // the interrupted RA, from pushCall's slot
-  printf("\taddi.d $r3, $r3, %u\n", alloc + 8);
-  printf("\tjirl $r0, %s, 0\n", kJumpThroughR21 ? "$r21" : "$r30");
-  printf("\t.size %s, .-%s\n\n", name, name);
-}
+  void Leave(const std::string& n) override {
+    if (kJumpThroughR21) {
+      printf("\tld.d $r30, $r3, %u\n\tld.d $r21, $r3, 0\n", RegtmpOff());  // REGTMP; the resume PC
+    } else {
+      printf("\tld.d $r30, $r3, 0\n");  // the resume PC, in REGTMP (as Go)
+    }
+    printf("\tld.d $r1, $r3, %u\n", Alloc());  // the interrupted RA, from pushCall's slot
+    printf("\taddi.d $r3, $r3, %u\n", Alloc() + 8);
+    printf("\tjirl $r0, %s, 0\n", kJumpThroughR21 ? "$r21" : "$r30");
+    printf("\t.size %s, .-%s\n\n", n.c_str(), n.c_str());
+  }
+};
+
+std::unique_ptr<PreemptSpelling> NewLoong64Spelling() { return std::make_unique<Loong64Spelling>(); }
+SAFEPOINT_REGISTER_PREEMPT_SPELLING("loong64", NewLoong64Spelling);
 
 }  // namespace
-
-void PrintPreemptLoong64() {
-  PrintPreemptBanner("loong64");
-  Loong64Function(kLoong64Port, "sp_asyncPreempt");
-  Loong64Function(kLoong64Port, "sp_asyncPreempt_simd");
-  Loong64Function(kLoong64Port, "sp_asyncPreempt_drop1", kLoong64Port.ir_regs[3]);
-}
-
 }  // namespace safepoint

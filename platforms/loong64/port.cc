@@ -2,6 +2,7 @@
 #include "platforms/loong64/port.h"
 
 #include "platforms/common/code_builder.h"
+#include "platforms/loong64/facts.h"
 
 namespace safepoint {
 namespace {
@@ -78,11 +79,11 @@ static_assert(kLoong64GprBase + 8 * 26 == kLoong64FccOff);
 }  // namespace
 
 const PortInfo kLoong64Port = {
-    .name = "loong64",
-    .elf_machine = 258,  // EM_LOONGARCH
-    .uname_machine = "loongarch64",
-    .qemu_binary = "qemu-loongarch64",
-    .qemu_cpu = "la464",
+    .name = facts::kName,
+    .elf_machine = facts::kElfMachine,
+    .uname_machine = facts::kUnameMachine,
+    .qemu_binary = facts::kQemu,
+    .qemu_cpu = facts::kQemuCpu,
     .capabilities = kCapAsyncPreemption | kCapLinkRegister,
     .insn_align = 4,
     .insn_max_len = 4,
@@ -96,12 +97,15 @@ const PortInfo kLoong64Port = {
     // As platforms/loong64/lower.cc's kRegs.
     .ir_regs = {"$r4", "$r23", "$r5", "$r6", "$r7", "$r8", "$r9", "$r10", "$r11", "$r24", "$r25", "$r26"},
     .async_frame = kLoong64Alloc + 8,
-    .xscratch_bytes = 1024,
-    .xscratch_bytes_simd = 1024,
+    .tiers = {{"base", 1024, false, ""}},
     .pushcall_bytes = 8,
     .mcall_frame = 0,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
+    // Go's stack check: MOVV 16(g), R20; SGTU; BEQ (an ADDV first for large frames).
+    .model = {.has_regtmp = true, .check_insns_small = 3, .check_insns_big = 4, .addi_imm_bits = 12, .max_sequence_bytes = 20},
+    .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
+SAFEPOINT_REGISTER_PORT(kLoong64Port);
 
 }  // namespace safepoint

@@ -1,9 +1,10 @@
-"""safepoint_cc_toolchain: a clang-16 cc toolchain for one target, registered by constraint."""
+"""safepoint_cc_toolchain: a clang-16 cc toolchain for one port, registered by constraint.
+
+Instantiated once per port by the generated @safepoint_ports//:BUILD (bazel/ports.bzl)."""
 
 load("@bazel_tools//tools/cpp:unix_cc_toolchain_config.bzl", "cc_toolchain_config")
 
-def safepoint_cc_toolchain(name, cpu, triple, constraint, include_dirs):
-    wrapper = "cc-" + name
+def safepoint_cc_toolchain(name, wrapper, cpu, triple, constraint, include_dirs):
     cc_toolchain_config(
         name = name + "_config",
         cpu = cpu,
@@ -48,7 +49,7 @@ def safepoint_cc_toolchain(name, cpu, triple, constraint, include_dirs):
     )
     native.filegroup(
         name = name + "_files",
-        srcs = [wrapper, "cc-common.sh"],
+        srcs = [wrapper],
     )
     native.cc_toolchain(
         name = name + "_cc",

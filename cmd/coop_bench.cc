@@ -1,0 +1,152 @@
+// Benchmark of cooperative preemption on the port this binary runs on:
+//   1. latency from preemptone to the goroutine taken off the CPU by
+//      gopreempt_m (on its way to the global run queue), next to the bare
+//      mcall + gogo round trip measured in the same run;
+//   2. the cost of the stack-check prologue per call, next to the same call
+//      without the check (the omit_stack_check mutation).
+// A benchmark, not a test: it prints figures and asserts nothing about them.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "platforms/native.h"
+#include "core/chapter.h"
+#include "runtime/runtime.h"
+
+namespace safepoint {
+namespace {
+
+bool RunProg(const std::string& text, RuntimeOptions opts, const std::function<void(Runtime&)>& driver,
+             std::unique_ptr<Runtime>* out) {
+  ir::Program prog;
+  std::string err;
+  if (!ir::ParseProgram(text, &prog, &err)) {
+    fprintf(stderr, "%s\n", err.c_str());
+    return false;
+  }
+  *out = std::make_unique<Runtime>(std::move(opts));
+  if (!(*out)->Load(prog, &err)) {
+    fprintf(stderr, "%s\n", err.c_str());
+    return false;
+  }
+  std::thread t;
+  if (driver) t = std::thread([&] { driver(**out); });
+  bool ok = (*out)->Run("main.main", &err);
+  if (t.joinable()) t.join();
+  if (!ok) fprintf(stderr, "%s\n", err.c_str());
+  return ok;
+}
+
+const char* kCallees = kChapterLeafAndNonleaf;
+
+// ns per mcall+gogo round trip: `wait 5` on a handshake already given goes
+// to g0 through mcall and straight back through gogo.
+double MeasureRoundTrip(int n) {
+  std::string prog = "func main.main frame=16\n  handshake 5\n  movi r4, " + std::to_string(n) +
+                     "\n  stslot 0, r4\n  ld r1, g[0]\nagain:\n  wait 5\n  ldslot r4, 0\n  addi r4, -1\n"
+                     "  stslot 0, r4\n  jnz r4, again\n  ret\nend\n";
+  RuntimeOptions opts;
+  opts.hooks.sysmon = false;
+  std::unique_ptr<Runtime> rt;
+  int64_t t0 = MonotonicNanos();
+  if (!RunProg(prog, std::move(opts), nullptr, &rt)) return -1;
+  return static_cast<double>(MonotonicNanos() - t0) / n;
+}
+
+// ns per call of main.nonleaf, with or without its prologue check.
+double MeasureCalls(int n, bool omit_check) {
+  std::string prog = "func main.main frame=16\n  movi r4, " + std::to_string(n) +
+                     "\n  stslot 0, r4\nagain:\n  movi r0, 1\n  call main.nonleaf\n  ldslot r4, 0\n  addi r4, -1\n"
+                     "  stslot 0, r4\n  jnz r4, again\n  ret\nend\n" + kCallees;
+  RuntimeOptions opts;
+  opts.hooks.sysmon = false;
+  opts.mutations.omit_stack_check = omit_check;
+  std::unique_ptr<Runtime> rt;
+  int64_t t0 = MonotonicNanos();
+  if (!RunProg(prog, std::move(opts), nullptr, &rt)) return -1;
+  return static_cast<double>(MonotonicNanos() - t0) / n;
+}
+
+// Latencies (ns) from each Request to the PreemptSync that answered it.
+std::vector<double> MeasurePreemptLatency(int n) {
+  std::string prog = std::string(R"(
+func main.main
+  go main.spin
+  wait 2
+  ret
+end
+func main.spin frame=16
+  movi r1, 1
+  st g[10], r1
+loop:
+  movi r0, 7
+  call main.nonleaf
+  ld r3, g[11]
+  jz r3, loop
+  handshake 2
+  ret
+end
+)") + kCallees;
+  RuntimeOptions opts;
+  opts.hooks.sysmon = false;
+  opts.settings.godebug = "asyncpreemptoff=1";  // the cooperative path alone
+  std::unique_ptr<Runtime> rt;
+  std::vector<double> lat;
+  RunProg(prog, std::move(opts), [&](Runtime& r) {
+    while (r.global(10) != 1) usleep(50);
+    for (int i = 0; i < n; i++) {
+      size_t before = r.events().Count(Ev::kPreemptSync);
+      // Preempt only while spin runs; a request that lands while newstack
+      // or execute() rewrites stackguard0 is lost, as in Go: ask again.
+      // The latency runs from the first request of the round.
+      int64_t first = 0;
+      int polls = 0;
+      while (r.events().Count(Ev::kPreemptSync) == before) {
+        if (polls++ % 64 == 0 && r.p(0)->m.load() != nullptr && r.p(0)->m.load()->curg.load() != nullptr) {
+          if (first == 0) first = MonotonicNanos();
+          r.preemptone(r.p(0), Source::kTest);
+        }
+        sched_yield();
+      }
+      std::vector<Event> evs = r.events().Snapshot();
+      for (size_t k = evs.size(); k-- > 0;)
+        if (evs[k].kind == Ev::kPreemptSync) {
+          if (first) lat.push_back(static_cast<double>(evs[k].when - first));
+          break;
+        }
+    }
+    r.set_global(11, 1);
+  }, &rt);
+  return lat;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
+}
+
+}  // namespace
+}  // namespace safepoint
+
+int main(int argc, char** argv) {
+  using namespace safepoint;
+  int scale = argc > 1 ? atoi(argv[1]) : 1;
+  if (scale < 1) scale = 1;
+  const char* emu = getenv("SAFEPOINT_EMULATOR");
+  printf("coop_bench: port %s, %s\n", std::string(NativePort().name).c_str(),
+         emu && *emu ? emu : "native");
+  double rt = MeasureRoundTrip(100000 * scale);
+  std::vector<double> lat = MeasurePreemptLatency(2000 * scale);
+  printf("  mcall+gogo round trip (bare ceiling)    %10.0f ns\n", rt);
+  printf("  preemptone -> off the CPU, median        %10.0f ns  (%.1fx the round trip; p90 %.0f ns, %zu samples)\n",
+         Percentile(lat, 0.5), Percentile(lat, 0.5) / rt, Percentile(lat, 0.9), lat.size());
+  int calls = 2000000 * scale;
+  double with = MeasureCalls(calls, false), without = MeasureCalls(calls, true);
+  printf("  call of a non-leaf, with prologue check  %10.2f ns\n", with);
+  printf("  the same call without the check          %10.2f ns  (check costs %.2f ns per call)\n", without,
+         with - without);
+  return 0;
+}

@@ -1,0 +1,48 @@
+#include "core/code_page.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace safepoint {
+
+std::unique_ptr<CodePage> CodePage::Create(const std::vector<uint8_t>& code, std::string* err) {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t mapped = (code.size() + page - 1) / page * page;
+  if (mapped == 0) mapped = page;
+  void* mem = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    *err = std::string("mmap of a code page failed: ") + strerror(errno);
+    return nullptr;
+  }
+  memcpy(mem, code.data(), code.size());
+  if (mprotect(mem, mapped, PROT_READ | PROT_EXEC) != 0) {
+    *err = std::string("mprotect to read-execute failed: ") + strerror(errno);
+    munmap(mem, mapped);
+    return nullptr;
+  }
+  char* p = static_cast<char*>(mem);
+  __builtin___clear_cache(p, p + code.size());
+  return std::unique_ptr<CodePage>(new CodePage(mem, code.size(), mapped));
+}
+
+CodePage::~CodePage() { munmap(mem_, mapped_); }
+
+bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
+  if (offset + n > size_) return false;
+  if (mprotect(mem_, mapped_, PROT_READ | PROT_WRITE) != 0) return false;
+  char* p = static_cast<char*>(mem_) + offset;
+  for (size_t i = 0; i < n; i++) p[i] = static_cast<char>(bytes[i]);  // no libc call: signal-safe
+  if (mprotect(mem_, mapped_, PROT_READ | PROT_EXEC) != 0) return false;
+  __builtin___clear_cache(p, p + n);
+  return true;
+}
+
+void CodePage::Read(uint32_t offset, uint8_t* out, size_t n) const {
+  const uint8_t* p = static_cast<const uint8_t*>(mem_) + offset;
+  for (size_t i = 0; i < n; i++) out[i] = p[i];
+}
+
+}  // namespace safepoint

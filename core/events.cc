@@ -1,0 +1,96 @@
+#include "core/events.h"
+
+#include <time.h>
+
+#include <cstdio>
+
+namespace safepoint {
+
+const char* EvName(Ev e) {
+  static const char* const names[] = {"request", "skip",   "deferred", "preempt-sync", "rearm",
+                                      "grow",    "go-start", "go-exit", "resume",      "gosched",
+                                      "park",    "ready",  "retake", "signal-sent", "signal-coalesced",
+                                      "async-accept", "async-refuse", "sig-no-request", "preempt-async",
+                                      "xreg-alloc", "stw-round", "stw-done", "safepoint-fn", "trap"};
+  static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::kCount));
+  return names[static_cast<int>(e)];
+}
+
+const char* ReasonName(Reason r) {
+  static const char* const names[] = {"",          "m.locks",  "m.mallocing", "m.preemptoff",
+                                      "p-not-running", "no-curg", "g-syscall", "no-m",
+                                      "self",      "g0",       "syscall", "not-curg", "secret", "stack",
+                                      "not-go",    "asm",      "unsafe-point", "nosplit", "runtime-package",
+                                      "no-request", "asyncpreemptoff"};
+  static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Reason::kCount));
+  return names[static_cast<int>(r)];
+}
+
+const char* SourceName(Source s) {
+  static const char* const names[] = {"", "sysmon", "test", "preemptall", "suspendG", "armed"};
+  return names[static_cast<int>(s)];
+}
+
+EventLog::EventLog(size_t capacity)
+    : buf_(new Event[capacity]), cap_(capacity), ready_(new std::atomic<bool>[capacity]) {
+  for (size_t i = 0; i < cap_; i++) ready_[i].store(false, std::memory_order_relaxed);
+}
+
+void EventLog::Record(Ev kind, int64_t goid, Reason reason, uintptr_t pc, int64_t arg, Source source) {
+  uint64_t seq = next_.fetch_add(1, std::memory_order_relaxed);
+  if (seq >= cap_) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  buf_[seq] = Event{seq, kind, source, reason, goid, pc, arg, static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec};
+  ready_[seq].store(true, std::memory_order_release);
+}
+
+std::vector<Event> EventLog::Snapshot() const {
+  std::vector<Event> out;
+  uint64_t n = next_.load(std::memory_order_acquire);
+  if (n > cap_) n = cap_;
+  out.reserve(n);
+  for (uint64_t i = 0; i < n; i++)
+    if (ready_[i].load(std::memory_order_acquire)) out.push_back(buf_[i]);
+  return out;
+}
+
+size_t EventLog::Count(Ev kind) const {
+  size_t c = 0;
+  for (const Event& e : Snapshot()) c += e.kind == kind;
+  return c;
+}
+
+size_t EventLog::Count(Ev kind, Reason reason) const {
+  size_t c = 0;
+  for (const Event& e : Snapshot()) c += e.kind == kind && e.reason == reason;
+  return c;
+}
+
+void EventLog::Clear() {
+  uint64_t n = next_.load();
+  if (n > cap_) n = cap_;
+  for (uint64_t i = 0; i < n; i++) ready_[i].store(false);
+  next_.store(0);
+  dropped_.store(0);
+}
+
+std::string EventLog::Dump(size_t max) const {
+  std::string s;
+  std::vector<Event> evs = Snapshot();
+  size_t start = evs.size() > max ? evs.size() - max : 0;
+  for (size_t i = start; i < evs.size(); i++) {
+    const Event& e = evs[i];
+    char line[200];
+    snprintf(line, sizeof line, "#%llu %s g%lld %s %s pc=0x%lx arg=%lld\n", (unsigned long long)e.seq,
+             EvName(e.kind), (long long)e.goid, ReasonName(e.reason), SourceName(e.source),
+             (unsigned long)e.pc, (long long)e.arg);
+    s += line;
+  }
+  return s;
+}
+
+}  // namespace safepoint

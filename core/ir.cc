@@ -1,0 +1,373 @@
+#include "core/ir.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace safepoint::ir {
+namespace {
+
+struct ServiceInfo {
+  Service s;
+  const char* ir;
+  const char* symbol;
+  bool has_imm;     // sleep NS, handshake N, wait N
+  bool has_target;  // go F
+};
+constexpr ServiceInfo kServices[] = {
+    {Service::kGosched, "gosched", "runtime.Gosched", false, false},
+    {Service::kSleep, "sleep", "time.Sleep", true, false},
+    {Service::kGo, "go", "runtime.newproc", false, true},
+    {Service::kHandshake, "handshake", "runtime.handshake", true, false},
+    {Service::kWait, "wait", "runtime.waitHandshake", true, false},
+    {Service::kAcquirem, "acquirem", "runtime.acquirem", false, false},
+    {Service::kReleasem, "releasem", "runtime.releasem", false, false},
+    {Service::kMallocingBegin, "mallocing_begin", "runtime.mallocgcBegin", false, false},
+    {Service::kMallocingEnd, "mallocing_end", "runtime.mallocgcEnd", false, false},
+    {Service::kPreemptoffBegin, "preemptoff_begin", "runtime.preemptoffBegin", false, false},
+    {Service::kPreemptoffEnd, "preemptoff_end", "runtime.preemptoffEnd", false, false},
+    {Service::kEntersyscall, "entersyscall", "runtime.entersyscall", false, false},
+    {Service::kExitsyscall, "exitsyscall", "runtime.exitsyscall", false, false},
+    {Service::kCallback, "callback", "runtime.testCallback", true, false},
+    {Service::kSecretBegin, "secret_begin", "runtime/secret.begin", false, false},
+    {Service::kSecretEnd, "secret_end", "runtime/secret.end", false, false},
+    {Service::kGoexit, "goexit", "runtime.goexit", false, false},
+};
+static_assert(sizeof(kServices) / sizeof(kServices[0]) == static_cast<size_t>(Service::kCount));
+
+std::string Trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// Splits "op a, b" into {"op", "a", "b"}.
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == ' ' || c == '\t' || c == ',') {
+      if (!cur.empty()) out.push_back(cur), cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+bool ParseInt(const std::string& s, int64_t* v) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long x = strtoll(s.c_str(), &end, 0);
+  if (errno != 0 || *end != '\0') {
+    // Allow unsigned 64-bit hex constants too.
+    errno = 0;
+    unsigned long long u = strtoull(s.c_str(), &end, 0);
+    if (errno != 0 || *end != '\0' || s[0] == '-') return false;
+    *v = static_cast<int64_t>(u);
+    return true;
+  }
+  *v = x;
+  return true;
+}
+
+bool ParseReg(const std::string& s, int* r) {
+  if (s.size() < 2 || s[0] != 'r') return false;
+  int64_t v;
+  if (!ParseInt(s.substr(1), &v) || v < 0 || v >= kPortableRegs) return false;
+  *r = static_cast<int>(v);
+  return true;
+}
+
+bool ParseGlobal(const std::string& s, int64_t* idx) {
+  if (s.size() < 4 || s.compare(0, 2, "g[") != 0 || s.back() != ']') return false;
+  return ParseInt(s.substr(2, s.size() - 3), idx) && *idx >= 0 && *idx < kGlobals;
+}
+
+bool ValidName(const std::string& n) {
+  if (n.empty() || n.find('.') == std::string::npos || n.back() == '.') return false;
+  for (char c : n)
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/')) return false;
+  return true;
+}
+
+// The syntax of every operation: its spelling, the shape of its operands
+// in order, the usage text of its arity error, and a check of the values.
+// A new operation is one row here (and its lowering in every port).
+enum Operand : uint8_t {
+  kRd,        // destination register rD
+  kRs,        // source register rS
+  kImm,       // integer -> imm
+  kGlobal,    // g[N] -> imm
+  kLabelRef,  // a label of this function -> target
+  kFunc,      // a function of the program -> target
+  kQualName,  // a package-qualified function name -> target
+};
+using Check = std::string (*)(const Insn&);  // "" or ": message" (appended to the op)
+
+std::string CheckImm32(const Insn& i) {
+  return i.imm < INT32_MIN || i.imm > INT32_MAX ? ": immediate out of 32-bit range" : "";
+}
+std::string CheckNonNegative(const Insn& i) { return i.imm < 0 ? ": operand must not be negative" : ""; }
+std::string CheckDumpRegs(const Insn& i) {
+  return i.imm < 0 || i.imm + kPortableRegs > kGlobals
+             ? " " + std::to_string(i.imm) + ": g[N..N+" + std::to_string(kPortableRegs - 1) + "] must be globals"
+             : "";
+}
+std::string CheckVDump(const Insn& i) {
+  return i.imm < 0 || i.imm >= kVDumpAreas
+             ? " " + std::to_string(i.imm) + ": areas are 0.." + std::to_string(kVDumpAreas - 1)
+             : "";
+}
+
+struct OpSyntax {
+  std::string word;
+  Op op;
+  std::vector<Operand> shape;
+  std::string usage;  // "needs a register and an integer"
+  Check check = nullptr;
+  bool bad_imm_is_usage = false;  // a bad integer reports the usage text
+  Service service = Service::kCount;
+};
+
+const std::vector<OpSyntax>& OpTable() {
+  static const std::vector<OpSyntax> table = [] {
+    std::vector<OpSyntax> t = {
+        {"movi", Op::kMovi, {kRd, kImm}, "needs a register and an integer"},
+        {"addi", Op::kAddi, {kRd, kImm}, "needs a register and an integer", CheckImm32},
+        {"muli", Op::kMuli, {kRd, kImm}, "needs a register and an integer", CheckImm32},
+        {"add", Op::kAdd, {kRd, kRs}, "needs two registers"},
+        {"mov", Op::kMov, {kRd, kRs}, "needs two registers"},
+        {"jmp", Op::kJmp, {kLabelRef}, "needs a label"},
+        {"jnz", Op::kJnz, {kRs, kLabelRef}, "needs a register and a label"},
+        {"jz", Op::kJz, {kRs, kLabelRef}, "needs a register and a label"},
+        {"call", Op::kCall, {kFunc}, "needs a function name"},
+        {"ret", Op::kRet, {}, "takes no operands"},
+        {"ld", Op::kLdGlobal, {kRd, kGlobal}, "needs a register and a global g[N]"},
+        {"st", Op::kStGlobal, {kGlobal, kRs}, "needs a register and a global g[N]"},
+        {"ldslot", Op::kLdSlot, {kRd, kImm}, "needs a register and a frame offset"},
+        {"stslot", Op::kStSlot, {kImm, kRs}, "needs a register and a frame offset"},
+        {"fillregs", Op::kFillRegs, {kImm}, "needs a seed"},
+        {"sumregs", Op::kSumRegs, {kRd}, "needs a register"},
+        {"atomic_add", Op::kAtomicAdd, {kGlobal, kRs}, "needs a global g[N] and a register"},
+        {"wb_store", Op::kWbStore, {kGlobal, kRs}, "needs a global g[N] and a register"},
+        {"usetmp", Op::kUseTmp, {kRd}, "needs a register"},
+        {"inline", Op::kInlineBegin, {kQualName}, "needs a package-qualified function name"},
+        {"endinline", Op::kInlineEnd, {}, "takes no operands"},
+        {"dumpregs", Op::kDumpRegs, {kImm}, "needs a first global index", CheckDumpRegs, true},
+        {"vfill", Op::kVFill, {kImm}, "needs a seed", nullptr, true},
+        {"vdump", Op::kVDump, {kImm}, "needs an area number", CheckVDump, true},
+        {"setflags", Op::kSetFlags, {kImm}, "needs an integer", nullptr, true},
+        {"flagsdump", Op::kFlagsDump, {kGlobal}, "needs a global g[N]"},
+    };
+    // Every runtime service is an operation too, spelled as kServices says.
+    for (const ServiceInfo& s : kServices) {
+      if (s.s == Service::kGoexit) continue;
+      OpSyntax row{s.ir, Op::kService, {}, "takes no operands"};
+      row.service = s.s;
+      if (s.has_imm) row.shape = {kImm}, row.usage = "needs an integer operand", row.check = CheckNonNegative;
+      if (s.has_target) row.shape = {kFunc}, row.usage = "needs a function name";
+      t.push_back(row);
+    }
+    return t;
+  }();
+  return table;
+}
+
+const OpSyntax* FindOp(const std::string& word) {
+  for (const OpSyntax& r : OpTable())
+    if (r.word == word) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+const char* ServiceName(Service s) { return kServices[static_cast<int>(s)].ir; }
+const char* ServiceSymbol(Service s) { return kServices[static_cast<int>(s)].symbol; }
+bool ServiceHasImm(Service s) { return kServices[static_cast<int>(s)].has_imm; }
+
+
+std::string PackageOf(const std::string& name) {
+  // The package is everything before the first '.' after the last '/'.
+  size_t slash = name.rfind('/');
+  size_t dot = name.find('.', slash == std::string::npos ? 0 : slash + 1);
+  return dot == std::string::npos ? "" : name.substr(0, dot);
+}
+
+bool Function::CallsAnything() const {
+  for (const Insn& i : body)
+    if (i.op == Op::kCall || i.op == Op::kService) return true;
+  return false;
+}
+
+const Function* Program::Find(const std::string& name) const {
+  for (const Function& f : funcs)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+bool ParseProgram(const std::string& text, Program* out, std::string* err) {
+  Program p;
+  std::istringstream in(text);
+  std::string raw;
+  int lineno = 0;
+  Function* cur = nullptr;
+  auto fail = [&](const std::string& msg) {
+    *err = std::to_string(lineno) + ": " + msg;
+    return false;
+  };
+  while (std::getline(in, raw)) {
+    lineno++;
+    std::string line = Trim(raw.substr(0, raw.find('#')));
+    if (line.empty()) continue;
+    std::vector<std::string> w = Words(line);
+    const std::string& op = w[0];
+    if (op == "func") {
+      if (cur) return fail("'func' inside function " + cur->name + " (missing 'end')");
+      if (w.size() < 2) return fail("'func' needs a name");
+      p.funcs.emplace_back();
+      cur = &p.funcs.back();
+      cur->name = w[1];
+      cur->package = PackageOf(w[1]);
+      cur->line = lineno;
+      for (size_t i = 2; i < w.size(); i++) {
+        int64_t v;
+        if (w[i] == "nosplit") {
+          cur->nosplit = true;
+        } else if (w[i] == "asm") {
+          cur->is_asm = true;
+        } else if (w[i] == "nongo") {
+          cur->nongo = true;
+        } else if (w[i] == "restartatentry") {
+          cur->restart_at_entry = true;
+        } else if (w[i].compare(0, 6, "frame=") == 0 && ParseInt(w[i].substr(6), &v)) {
+          if (v < 0 || v > kMaxFrame || v % 8 != 0)
+            return fail("frame=" + w[i].substr(6) + ": must be a multiple of 8 in [0, " +
+                        std::to_string(kMaxFrame) + "]");
+          cur->frame = static_cast<int>(v);
+        } else {
+          return fail("unknown function attribute '" + w[i] + "' (nosplit, asm, nongo, restartatentry, frame=N)");
+        }
+      }
+      continue;
+    }
+    if (!cur) return fail("'" + op + "' outside a function");
+    if (op == "end") {
+      if (w.size() != 1) return fail("'end' takes no operands");
+      cur = nullptr;
+      continue;
+    }
+    Insn ins;
+    ins.line = lineno;
+    if (w.size() == 1 && op.back() == ':') {
+      ins.op = Op::kLabel;
+      ins.target = op.substr(0, op.size() - 1);
+      if (ins.target.empty()) return fail("empty label");
+    } else if (const OpSyntax* row = FindOp(op)) {
+      if (w.size() != row->shape.size() + 1) return fail(op + " " + row->usage);
+      ins.op = row->op;
+      ins.service = row->service;
+      for (size_t i = 0; i < row->shape.size(); i++) {
+        const std::string& a = w[i + 1];
+        switch (row->shape[i]) {
+          case kRd:
+          case kRs:
+            if (!ParseReg(a, row->shape[i] == kRd ? &ins.rd : &ins.rs))
+              return fail("'" + a + "' is not a register r0..r" + std::to_string(kPortableRegs - 1));
+            break;
+          case kImm:
+            if (!ParseInt(a, &ins.imm)) return fail(row->bad_imm_is_usage ? op + " " + row->usage : "'" + a + "' is not an integer");
+            break;
+          case kGlobal:
+            if (!ParseGlobal(a, &ins.imm))
+              return fail("'" + a + "' is not a global g[0.." + std::to_string(kGlobals - 1) + "]");
+            break;
+          case kLabelRef:
+          case kFunc:
+            ins.target = a;
+            break;
+          case kQualName:
+            if (!ValidName(a)) return fail(op + " " + row->usage);
+            ins.target = a;
+            break;
+        }
+      }
+      if (row->check != nullptr) {
+        std::string msg = row->check(ins);
+        if (!msg.empty()) return fail(op + msg);
+      }
+    } else {
+      return fail("unknown operation '" + op + "'");
+    }
+    cur->body.push_back(ins);
+  }
+  if (cur) {
+    lineno = cur->line;
+    return fail("function " + cur->name + " has no 'end'");
+  }
+  if (!Validate(p, err)) return false;
+  *out = std::move(p);
+  return true;
+}
+
+bool Validate(const Program& p, std::string* err) {
+  auto fail = [&](int line, const std::string& msg) {
+    *err = std::to_string(line) + ": " + msg;
+    return false;
+  };
+  if (p.funcs.empty()) return fail(0, "the program has no functions");
+  std::set<std::string> names;
+  for (const Function& f : p.funcs) {
+    if (!ValidName(f.name)) return fail(f.line, "'" + f.name + "' is not a package-qualified name (pkg.Func)");
+    if (!names.insert(f.name).second) return fail(f.line, "function " + f.name + " defined twice");
+    if (f.frame < 0 || f.frame > kMaxFrame || f.frame % 8 != 0)
+      return fail(f.line, f.name + ": bad frame size " + std::to_string(f.frame));
+    if (f.body.empty() || (f.body.back().op != Op::kRet && f.body.back().op != Op::kJmp))
+      return fail(f.line, f.name + ": must end with ret or jmp");
+  }
+  for (const Function& f : p.funcs) {
+    int depth = 0;
+    for (const Insn& i : f.body) {
+      if (i.op == Op::kInlineBegin) depth++;
+      if (i.op == Op::kInlineEnd && --depth < 0) return fail(i.line, "endinline without inline in " + f.name);
+      if (depth > 0 && (i.op == Op::kLabel || i.op == Op::kRet))
+        return fail(i.line, "labels and ret are not allowed inside an inlined body");
+    }
+    if (depth != 0) return fail(f.line, f.name + ": inline without endinline");
+    std::map<std::string, int> labels;
+    for (const Insn& i : f.body)
+      if (i.op == Op::kLabel && !labels.emplace(i.target, i.line).second)
+        return fail(i.line, "label " + i.target + " defined twice in " + f.name);
+    for (const Insn& i : f.body) {
+      switch (i.op) {
+        case Op::kJmp:
+        case Op::kJnz:
+        case Op::kJz:
+          if (!labels.count(i.target)) return fail(i.line, "no label '" + i.target + "' in " + f.name);
+          break;
+        case Op::kCall:
+          if (!names.count(i.target)) return fail(i.line, "call of undefined function " + i.target);
+          break;
+        case Op::kService:
+          if (i.service == Service::kGo && !names.count(i.target))
+            return fail(i.line, "go of undefined function " + i.target);
+          break;
+        case Op::kLdSlot:
+        case Op::kStSlot:
+          if (i.imm < 0 || i.imm % 8 != 0 || i.imm + 8 > f.frame)
+            return fail(i.line, "slot offset " + std::to_string(i.imm) + " outside the " +
+                                    std::to_string(f.frame) + "-byte frame of " + f.name);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace safepoint::ir

@@ -1,0 +1,148 @@
+// The program IR: an architecture-neutral description of goroutine code that
+// every port's emitter lowers to machine code (DESIGN.md section 3). Writing
+// a conformance case once here is what makes the suite portable.
+//
+// Text form (ParseProgram), one statement a line, '#' starts a comment:
+//
+//   func main.nonleaf frame=16        # attributes: nosplit, frame=N (bytes),
+//                                     # asm, nongo, restartatentry
+//     call main.leaf
+//     addi r0, 1
+//     ret
+//   end
+//
+// Registers r0..r11 are portable (r0 carries the one argument and the
+// result of a call); every call clobbers every register but the g register
+// and SP, as in Go's ABI. Globals g[0..kGlobals) are 64-bit words the
+// runtime owns and tests read: the program's observable memory.
+//
+// Operations:
+//   movi rD, IMM        rD = IMM (64-bit)
+//   addi rD, IMM        rD += IMM (32-bit signed)
+//   muli rD, IMM        rD *= IMM (32-bit signed)
+//   add  rD, rS         rD += rS
+//   mov  rD, rS         rD = rS
+//   label:              a branch target
+//   jmp L / jnz rS, L / jz rS, L
+//   call F              a call to another function of the program
+//   ret
+//   ld rD, g[N]  /  st g[N], rS          globals
+//   ldslot rD, OFF / stslot OFF, rS      8-byte frame slots, 0 <= OFF < frame
+//   fillregs SEED       every allocatable register of the port = SEED+index
+//   sumregs rD          rD = the sum of every allocatable register
+//   atomic_add g[N], rS   an atomic read-modify-write (a compiler-marked unsafe point)
+//   wb_store g[N], rS     a write-barrier-like sequence: flag test, then store (unsafe)
+//   usetmp rD             rD += 1 through REGTMP explicitly (unsafe where REGTMP exists)
+//   inline NAME ... endinline   code inlined from function NAME (the inline tree)
+//   dumpregs N            g[N+i] = ri for every portable register (observable state)
+//   vfill SEED            every vector register = a pattern derived from SEED
+//   vdump N               every vector register -> vector dump area N
+//   setflags IMM / flagsdump g[N]   load / observe the condition flags
+//   Runtime services, each a call to an emitted stub that switches to g0:
+//   gosched | sleep NS | go F | handshake N | wait N | acquirem | releasem
+//   mallocing_begin | mallocing_end | preemptoff_begin | preemptoff_end
+//   entersyscall | exitsyscall | callback N (a test hook run on g0)
+//   secret_begin | secret_end (a runtime/secret region)
+#ifndef SAFEPOINT_RUNTIME_IR_H_
+#define SAFEPOINT_RUNTIME_IR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace safepoint::ir {
+
+constexpr int kPortableRegs = 12;
+constexpr int kGlobals = 64;
+constexpr int kStackSmall = 128;  // frames below this need no check in a leaf
+constexpr int kMaxFrame = 4096 - 16;  // StackBig: larger frames are not supported
+
+enum class Service : uint8_t {
+  kGosched,
+  kSleep,
+  kGo,
+  kHandshake,
+  kWait,
+  kAcquirem,
+  kReleasem,
+  kMallocingBegin,
+  kMallocingEnd,
+  kPreemptoffBegin,
+  kPreemptoffEnd,
+  kEntersyscall,
+  kExitsyscall,
+  kCallback,  // callback N: a test hook run on g0 (systemstack)
+  kSecretBegin,
+  kSecretEnd,
+  kGoexit,  // not written in programs: where a goroutine's top function returns
+  kCount,
+};
+const char* ServiceName(Service s);  // "gosched" (IR spelling)
+// True for the services that may deschedule the goroutine (reached through
+// mcall, never returning to the stub); the others run on g0 through
+// systemstack and return.
+constexpr bool ServiceParks(Service s) {
+  return s == Service::kGosched || s == Service::kSleep || s == Service::kWait || s == Service::kGoexit;
+}
+// True for the services that take an integer operand (passed in r0).
+bool ServiceHasImm(Service s);
+const char* ServiceSymbol(Service s);  // "runtime.Gosched" (function table name)
+
+enum class Op : uint8_t {
+  kMovi, kAddi, kMuli, kAdd, kMov,
+  kLabel, kJmp, kJnz, kJz,
+  kCall, kRet,
+  kLdGlobal, kStGlobal, kLdSlot, kStSlot,
+  kFillRegs, kSumRegs,
+  kService,
+  kAtomicAdd, kWbStore, kUseTmp,
+  kInlineBegin, kInlineEnd,
+  kDumpRegs, kVFill, kVDump, kSetFlags, kFlagsDump,
+};
+
+constexpr int kVDumpAreas = 4;
+constexpr int kVDumpBytes = 1024;  // one vector dump area: every vector register
+
+struct Insn {
+  Op op;
+  int rd = -1;
+  int rs = -1;
+  int64_t imm = 0;
+  std::string target;  // label or function
+  Service service = Service::kCount;
+  int line = 0;        // source line, for errors
+};
+
+struct Function {
+  std::string name;     // "main.nonleaf"
+  std::string package;  // "main"; "internal/runtime/atomic" for internal/runtime/atomic.Load
+  int frame = 0;        // bytes of locals (multiple of 8)
+  bool nosplit = false; // //go:nosplit: no stack check, unsafe everywhere but at calls
+  bool is_asm = false;  // an assembly function: never an asynchronous safe point
+  bool nongo = false;   // foreign (non-Go) code
+  bool restart_at_entry = false;  // a preemption anywhere resumes at the entry
+  std::vector<Insn> body;
+  int line = 0;
+
+  bool CallsAnything() const;  // any call or service
+  // Go's assemblers omit the check for a small-frame leaf.
+  bool NeedsStackCheck() const { return !nosplit && (CallsAnything() || frame >= kStackSmall); }
+};
+
+struct Program {
+  std::vector<Function> funcs;
+  const Function* Find(const std::string& name) const;
+};
+
+// Parses the text form. On error returns false and sets *err to
+// "LINE: message".
+bool ParseProgram(const std::string& text, Program* out, std::string* err);
+// Checks a program built in C++ the same way (names, labels, registers,
+// frame sizes, slot offsets); the parser calls it too.
+bool Validate(const Program& p, std::string* err);
+
+std::string PackageOf(const std::string& func_name);
+
+}  // namespace safepoint::ir
+
+#endif

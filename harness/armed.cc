@@ -1,0 +1,101 @@
+#include "harness/armed.h"
+
+#include <signal.h>
+#include <ucontext.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "platforms/native.h"
+
+namespace safepoint::harness {
+namespace {
+
+// The armed instruction. Written by Arm while no M runs the code; read and
+// cleared by the trap handler on the M that hits it.
+struct ArmedState {
+  std::atomic<Runtime*> rt{nullptr};
+  uint32_t off = 0;
+  uint8_t saved[16] = {};
+  size_t len = 0;
+};
+ArmedState g_armed;
+
+void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
+  int saved_errno = errno;
+  auto* uc = static_cast<ucontext_t*>(ucontext);
+  Runtime* rt = g_armed.rt.load();
+  M* m = Runtime::CurrentM();
+  uintptr_t at = NativeContext::pc(uc) - NativePort().pc_after_trap;
+  if (rt == nullptr || m == nullptr || m->rt != rt || at != rt->code_base() + g_armed.off) {
+    // Not the armed instruction: let the trap kill the process as it would.
+    signal(sig, SIG_DFL);
+    errno = saved_errno;
+    return;
+  }
+  rt->PatchCode(g_armed.off, g_armed.saved, g_armed.len);
+  g_armed.rt.store(nullptr);
+  NativeContext::set_pc(uc, at);
+  G* gp = m->curg.load();
+  rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at);
+  rt->preemptCurrent(m, at, Source::kArmed);
+  errno = saved_errno;
+}
+
+void InstallTrapHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa = {};
+    sa.sa_sigaction = OnSigtrap;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    // SIGURG stays pending while the trap handler runs, and arrives after
+    // sigreturn with the PC at the restored instruction.
+    sigaddset(&sa.sa_mask, SIGURG);
+    sigaction(SIGTRAP, &sa, nullptr);
+  });
+}
+
+}  // namespace
+
+bool Arm(Runtime& rt, uint32_t off, std::string* err) {
+  if (rt.code_base() == 0) {
+    *err = "arm: no program loaded";
+    return false;
+  }
+  // One armed instruction per runtime; an arm left in an earlier runtime
+  // that never reached it (a sweep's "not reached") is simply replaced.
+  if (g_armed.rt.load() == &rt) {
+    *err = "arm: an instruction is armed already";
+    return false;
+  }
+  const FuncInfo* f = rt.table().Find(off);
+  if (f == nullptr || !rt.table().IsBoundary(off)) {
+    char buf[160];
+    snprintf(buf, sizeof buf, "arm: offset 0x%x is not an instruction boundary of a generated function", off);
+    *err = buf;
+    return false;
+  }
+  InstallTrapHandler();
+  const std::vector<uint8_t>& bp = NativePort().breakpoint;
+  g_armed.len = bp.size();
+  g_armed.off = off;
+  if (!rt.ReadCode(off, g_armed.saved, g_armed.len) || !rt.PatchCode(off, bp.data(), bp.size())) {
+    *err = "arm: cannot patch the code page";
+    return false;
+  }
+  g_armed.rt.store(&rt);
+  return true;
+}
+
+bool Armed() { return g_armed.rt.load() != nullptr; }
+
+void Disarm(Runtime& rt) {
+  Runtime* want = &rt;
+  if (g_armed.rt.compare_exchange_strong(want, nullptr)) rt.PatchCode(g_armed.off, g_armed.saved, g_armed.len);
+}
+
+}  // namespace safepoint::harness

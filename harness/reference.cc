@@ -1,0 +1,39 @@
+// The reference runtime as a RuntimeUnderTest.
+#include "harness/armed.h"
+#include "harness/runtime_under_test.h"
+
+namespace safepoint::harness {
+namespace {
+
+class ReferenceRuntime : public RuntimeUnderTest {
+ public:
+  explicit ReferenceRuntime(RuntimeOptions opts) : rt_(std::move(opts)) {}
+  ~ReferenceRuntime() override { Disarm(rt_); }
+  bool Load(const ir::Program& prog, std::string* err) override { return rt_.Load(prog, err); }
+  bool ArmAt(uint32_t off, std::string* err) override { return Arm(rt_, off, err); }
+  bool Run(const std::string& main, std::string* err) override { return rt_.Run(main, err); }
+  const FuncTable& table() const override { return rt_.table(); }
+  uintptr_t code_base() const override { return rt_.code_base(); }
+  std::vector<Event> events() const override { return const_cast<Runtime&>(rt_).events().Snapshot(); }
+  EndState end_state() const override {
+    EndState s;
+    for (int i = 0; i < ir::kGlobals; i++) s.globals.push_back(rt_.global(i));
+    s.vdump.assign(rt_.vdump(0), rt_.vdump(0) + ir::kVDumpAreas * ir::kVDumpBytes);
+    return s;
+  }
+
+ private:
+  Runtime rt_;
+};
+
+}  // namespace
+
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts) {
+  return std::make_unique<ReferenceRuntime>(std::move(opts));
+}
+
+RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts) {
+  return [opts] { return NewReferenceRuntime(opts); };
+}
+
+}  // namespace safepoint::harness

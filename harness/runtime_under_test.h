@@ -1,0 +1,54 @@
+// A runtime under test: what the harness needs of a goroutine runtime to
+// drive it (load a program, arm an instruction, run, read back what
+// happened). The reference runtime implements it (NewReferenceRuntime); a
+// runtime from outside this tree (the real Go runtime, say) implements the
+// same interface, and the sweep, the oracles and the fuzzers judge it
+// unchanged.
+#ifndef SAFEPOINT_HARNESS_RUNTIME_UNDER_TEST_H_
+#define SAFEPOINT_HARNESS_RUNTIME_UNDER_TEST_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/events.h"
+#include "core/functab.h"
+#include "core/ir.h"
+#include "runtime/runtime.h"
+
+namespace safepoint::harness {
+
+// What a program leaves that a user can observe: its globals and its vector
+// dump areas. The invisibility oracle compares two of them.
+struct EndState {
+  std::vector<uint64_t> globals;
+  std::vector<uint8_t> vdump;
+  bool operator==(const EndState& o) const { return globals == o.globals && vdump == o.vdump; }
+};
+
+class RuntimeUnderTest {
+ public:
+  virtual ~RuntimeUnderTest() = default;
+  // Emits and maps the program for the native port.
+  virtual bool Load(const ir::Program& prog, std::string* err) = 0;
+  // Arms the instruction at code offset `off` (armed delivery) before Run.
+  virtual bool ArmAt(uint32_t off, std::string* err) = 0;
+  // Runs `main` until it returns.
+  virtual bool Run(const std::string& main, std::string* err) = 0;
+  virtual const FuncTable& table() const = 0;
+  virtual uintptr_t code_base() const = 0;
+  virtual std::vector<Event> events() const = 0;
+  virtual EndState end_state() const = 0;
+};
+
+using RuntimeFactory = std::function<std::unique_ptr<RuntimeUnderTest>()>;
+
+// The reference runtime (runtime/) behind the interface.
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts);
+RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts);
+
+}  // namespace safepoint::harness
+
+#endif

@@ -1,0 +1,98 @@
+// Scenarios: run a program on the reference runtime while a driver thread
+// acts on it (requests preemption, advances sysmon's clock,
+// flips the program's flags), and hands the tests the recorded events.
+//
+// Ordering is always a handshake on state (a global the program writes, an
+// event the runtime records), never a sleep. WaitFor's bound only turns a
+// hang into a failure; it is generous and never decides a result.
+#ifndef SAFEPOINT_HARNESS_SCENARIO_H_
+#define SAFEPOINT_HARNESS_SCENARIO_H_
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/runtime.h"
+
+namespace safepoint::harness {
+
+// Polls pred until it holds; false after `seconds` (a hang, not a timing).
+inline bool WaitFor(const std::function<bool()>& pred, double seconds = 60) {
+  int64_t deadline = MonotonicNanos() + static_cast<int64_t>(seconds * 1e9);
+  while (!pred()) {
+    if (MonotonicNanos() > deadline) return false;
+    usleep(50);
+  }
+  return true;
+}
+
+// Options for deterministic scenarios: no sysmon thread, so every request
+// comes from the test itself. Tests of sysmon turn it back on.
+inline RuntimeOptions TestOptions() {
+  RuntimeOptions o;
+  o.hooks.sysmon = false;
+  return o;
+}
+
+// Requests preemption of the goroutine on pp until pred holds. A request can
+// be lost, as in Go: newstack's deferral and execute() write stackguard0
+// back after reading it, so one that lands in between is dropped and the
+// requester asks again.
+inline bool RequestUntil(Runtime& rt, P* pp, const std::function<bool()>& pred, Source src = Source::kTest) {
+  int polls = 0;
+  return WaitFor([&] {
+    if (pred()) return true;
+    if (polls++ % 20 == 0) rt.preemptone(pp, src);
+    return false;
+  });
+}
+
+struct Outcome {
+  bool ok = false;
+  std::string error;
+  std::unique_ptr<Runtime> rt;
+  std::vector<Event> events;
+  size_t Count(Ev kind, int64_t goid = -1, Reason reason = Reason::kCount) const {
+    size_t n = 0;
+    for (const Event& e : events)
+      n += e.kind == kind && (goid < 0 || e.goid == goid) && (reason == Reason::kCount || e.reason == reason);
+    return n;
+  }
+  const FuncInfo* FuncAt(uintptr_t pc) const { return rt->FuncAt(pc); }
+  // Requests from one source (Run's own shutdown asks with Source::kNone).
+  size_t Requests(Source src) const {
+    size_t n = 0;
+    for (const Event& e : events) n += e.kind == Ev::kRequest && e.source == src;
+    return n;
+  }
+};
+
+// Runs `text`'s main.main with `opts`; `driver`, if given, runs on its own
+// thread from the start until it returns (Run returns only after both).
+inline Outcome RunScenario(const std::string& text, RuntimeOptions opts,
+                           std::function<void(Runtime&)> driver = nullptr) {
+  Outcome o;
+  ir::Program prog;
+  if (!ir::ParseProgram(text, &prog, &o.error)) return o;
+  o.rt = std::make_unique<Runtime>(std::move(opts));
+  if (!o.rt->Load(prog, &o.error)) return o;
+  std::thread t;
+  if (driver) t = std::thread([&] { driver(*o.rt); });
+  o.ok = o.rt->Run("main.main", &o.error);
+  if (t.joinable()) t.join();
+  o.events = o.rt->events().Snapshot();
+  return o;
+}
+
+// The goroutine id of the n-th goroutine created (1 is main).
+constexpr int64_t kMainG = 1;
+constexpr int64_t kFirstG = 2;
+
+}  // namespace safepoint::harness
+
+#endif

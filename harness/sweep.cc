@@ -1,0 +1,225 @@
+#include "harness/sweep.h"
+
+namespace safepoint::harness {
+
+const std::string& BuiltinSweepProgram() {
+  // Registers are compared only where the IR keeps them live (no call or
+  // service between fillregs/vfill and the dump), as every call clobbers
+  // them in Go's ABI.
+  static const std::string p = R"(
+func main.main frame=32
+  go main.worker
+  wait 1
+  call main.arith
+  call main.leafy
+  call main.regions
+  call main.callees
+  movi r0, 3
+  stslot 8, r0
+loop:
+  call main.leafy
+  ldslot r0, 8
+  addi r0, -1
+  stslot 8, r0
+  jnz r0, loop
+  movi r0, 40
+  call main.rec
+  st g[30], r0
+  gosched
+  ret
+end
+func main.worker
+  movi r1, 77
+  st g[31], r1
+  handshake 1
+  ret
+end
+func main.arith
+  fillregs 1000
+  vfill 5
+  setflags 2261
+  addi r1, 7
+  muli r2, 100003
+  add r3, r1
+  mov r4, r2
+  addi r5, 70000
+  ld r6, g[3]
+  st g[4], r6
+  usetmp r7
+  atomic_add g[5], r8
+  wb_store g[6], r9
+  inline runtime.add
+  addi r10, 2
+  endinline
+  inline main.inlined
+  addi r11, 3
+  endinline
+  flagsdump g[7]
+  dumpregs 10
+  vdump 0
+  ret
+end
+func main.leafy frame=16
+  movi r0, 5
+  call main.leaf
+  stslot 8, r0
+  ldslot r1, 8
+  ld r2, g[22]
+  add r2, r1
+  st g[22], r2
+  ret
+end
+func main.leaf
+  muli r0, 3
+  addi r0, 1
+  ret
+end
+func main.regions frame=16
+  acquirem
+  movi r1, 1
+  atomic_add g[24], r1
+  releasem
+  mallocing_begin
+  movi r1, 1
+  atomic_add g[24], r1
+  mallocing_end
+  preemptoff_begin
+  movi r1, 1
+  atomic_add g[24], r1
+  preemptoff_end
+  secret_begin
+  movi r1, 1
+  atomic_add g[24], r1
+  secret_end
+  entersyscall
+  movi r1, 1
+  atomic_add g[24], r1
+  exitsyscall
+  ret
+end
+func main.callees frame=16
+  call main.asmf
+  call main.foreign
+  call main.nosp
+  call runtime.helper
+  call main.again
+  ret
+end
+func main.asmf asm
+  movi r1, 1
+  st g[25], r1
+  ret
+end
+func main.foreign nongo
+  movi r1, 2
+  st g[26], r1
+  ret
+end
+func main.nosp nosplit
+  movi r0, 2
+  call main.leaf
+  st g[27], r0
+  ret
+end
+func runtime.helper
+  movi r1, 4
+  st g[28], r1
+  ret
+end
+func main.again restartatentry
+  movi r1, 9
+  st g[29], r1
+  ret
+end
+func main.rec frame=48
+  jz r0, done
+  stslot 0, r0
+  addi r0, -1
+  call main.rec
+  ldslot r1, 0
+  add r0, r1
+done:
+  ret
+end
+)";
+  return p;
+}
+
+IrPosition PositionOf(const ir::Program& prog, const FuncTable& t, size_t k) {
+  IrPosition pos;
+  uint32_t off = t.insns[k];
+  const FuncInfo* f = t.Find(off);
+  if (!f) return pos;
+  pos.fn = prog.Find(f->name);
+  if (!pos.fn) {
+    pos.stub = true;  // a runtime service stub
+    pos.prog = &prog;
+    for (int s = 0; s < static_cast<int>(ir::Service::kCount); s++)
+      if (f->name == ir::ServiceSymbol(static_cast<ir::Service>(s))) pos.service = static_cast<ir::Service>(s);
+    return pos;
+  }
+  size_t first = k;
+  while (first > 0 && t.insns[first - 1] >= f->entry) first--;
+  pos.insn_in_fn = static_cast<int>(k - first);
+  pos.op = t.insn_op[k];
+  if (pos.op < 0) {
+    for (size_t j = first; j < k; j++) pos.after_body = pos.after_body || t.insn_op[j] >= 0;
+    return pos;
+  }
+  size_t op_first = k;
+  while (op_first > first && t.insn_op[op_first - 1] == pos.op) op_first--;
+  pos.insn_in_op = static_cast<int>(k - op_first);
+  pos.last_in_op = k + 1 >= t.insns.size() || t.insns[k + 1] >= f->end || t.insn_op[k + 1] != pos.op;
+  return pos;
+}
+
+uint32_t OpStart(const FuncTable& t, size_t k) {
+  while (k > 0 && t.insn_op[k - 1] == t.insn_op[k] && t.Find(t.insns[k - 1]) == t.Find(t.insns[k])) k--;
+  return t.insns[k];
+}
+
+bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
+                 const std::function<void(const Observation&)>& observe, std::string* err) {
+  if (!prog.Find(main)) {
+    *err = "program: no function " + main;
+    return false;
+  }
+  {
+    std::unique_ptr<RuntimeUnderTest> rt = make();
+    if (!rt->Load(prog, err) || !rt->Run(main, err)) return false;
+    base->end = rt->end_state();
+    base->table = rt->table();
+  }
+  const FuncTable& table = base->table;
+  for (size_t k = 0; k < table.insns.size(); k++) {
+    uint32_t off = table.insns[k];
+    const FuncInfo* f = table.Find(off);
+    if (f == nullptr) continue;
+    Observation o;
+    o.k = k;
+    o.off = off;
+    o.func = f->name;
+    o.func_entry = f->entry;
+    o.pos = PositionOf(prog, table, k);
+    std::unique_ptr<RuntimeUnderTest> rt = make();
+    o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(off, &o.run_error) && rt->Run(main, &o.run_error);
+    if (o.ran) {
+      o.pc = rt->code_base() + off;
+      o.op_start = rt->code_base() + OpStart(table, k);
+      o.entry = rt->code_base() + f->entry;
+      for (const Event& ev : rt->events()) {
+        if (ev.pc != o.pc) continue;
+        if (ev.kind == Ev::kTrap) o.trapped = true;
+        if (!o.decided && ev.kind == Ev::kAsyncAccept)
+          o.decided = o.accepted = true, o.resume = static_cast<uintptr_t>(ev.arg);
+        if (!o.decided && ev.kind == Ev::kAsyncRefuse) o.decided = true, o.reason = ev.reason;
+        if (!o.decided && ev.kind == Ev::kSigNoRequest) o.decided = o.not_wanted = true;
+      }
+      o.end = rt->end_state();
+    }
+    observe(o);
+  }
+  return true;
+}
+
+}  // namespace safepoint::harness

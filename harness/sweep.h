@@ -1,0 +1,63 @@
+// The sweep engine (in the manner of .NET's GCStress): preempt at every
+// instruction of every function of a program, one at a time, each in a fresh
+// runtime under test, by armed delivery, and report what was observed at
+// each. It judges nothing: the oracles (oracle/sweep.h) do.
+#ifndef SAFEPOINT_HARNESS_SWEEP_H_
+#define SAFEPOINT_HARNESS_SWEEP_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/events.h"
+#include "core/functab.h"
+#include "core/ir.h"
+#include "core/position.h"
+#include "harness/runtime_under_test.h"
+
+namespace safepoint::harness {
+
+// The IR position of instruction index k of a loaded program, from the
+// emitter's line table only (the decision oracle's input).
+IrPosition PositionOf(const ir::Program& prog, const FuncTable& t, size_t k);
+// The first instruction of the IR operation instruction k belongs to.
+uint32_t OpStart(const FuncTable& t, size_t k);
+
+// What one armed run showed at its instruction.
+struct Observation {
+  size_t k = 0;             // instruction index in the function table
+  uint32_t off = 0;         // its code offset
+  std::string func;         // the function holding it
+  uint32_t func_entry = 0;  // that function's entry offset
+  IrPosition pos;
+  bool ran = false;         // the run completed
+  std::string run_error;
+  bool trapped = false;     // the armed instruction was reached
+  bool decided = false;     // the runtime took a decision there
+  bool accepted = false;
+  bool not_wanted = false;  // the signal found no request to act on
+  uintptr_t pc = 0;         // absolute PC of the instruction
+  uintptr_t resume = 0;     // where an accepted preemption resumes
+  uintptr_t op_start = 0;   // absolute PC of the operation's first instruction
+  uintptr_t entry = 0;      // absolute PC of the function's entry
+  Reason reason = Reason::kNone;
+  EndState end;
+};
+
+struct Baseline {
+  EndState end;   // the unpreempted run's
+  FuncTable table;
+};
+
+// Runs `main` once unpreempted, then once armed at each instruction of a
+// generated function; calls observe for each. False with *err when the
+// program has no `main` or the unpreempted run fails.
+bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
+                 const std::function<void(const Observation&)>& observe, std::string* err);
+
+// The built-in program: every IR operation kind, all registers live.
+const std::string& BuiltinSweepProgram();
+
+}  // namespace safepoint::harness
+
+#endif

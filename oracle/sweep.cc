@@ -1,0 +1,85 @@
+#include "oracle/sweep.h"
+
+#include <cstdio>
+
+#include "harness/sweep.h"
+#include "oracle/invisibility.h"
+#include "platforms/native.h"
+
+namespace safepoint::oracle {
+
+std::string SweepResult::Summary() const {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%zu instructions: %zu accepted, %zu restarted, %zu restarted at entry, %zu not reached",
+           instructions, accepted, restarted, restarted_at_entry, not_reached);
+  std::string s = buf;
+  for (const auto& [rule, n] : refused) s += ", " + std::to_string(n) + " refused (" + rule + ")";
+  snprintf(buf, sizeof buf, "; %zu disagreements with the oracle, %zu end-state differences, %zu failed runs",
+           disagreements, state_diffs, run_errors);
+  return s + buf;
+}
+
+bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
+  const std::string& text = opts.program.empty() ? harness::BuiltinSweepProgram() : opts.program;
+  ir::Program prog;
+  if (!ir::ParseProgram(text, &prog, err)) {
+    *err = "program: " + *err;
+    return false;
+  }
+  RuntimeOptions base = opts.runtime;
+  base.hooks.sysmon = false;
+  base.settings.gomaxprocs = 1;
+  base.hooks.event_capacity = 4096;  // one preemption's worth, many times over
+  const PortModel& model = NativePort().model;
+  State state;
+  state.runtimesecret = base.experiments.runtimesecret;
+  harness::Baseline baseline;
+  auto judge = [&](const harness::Observation& o) {
+    out->instructions++;
+    auto fail = [&](const std::string& what) {
+      if (out->failures.size() < opts.max_failures) {
+        char b[160];
+        snprintf(b, sizeof b, "%s+0x%x", o.func.c_str(), o.off - o.func_entry);
+        out->failures.push_back(b + what);
+      }
+    };
+    if (!o.ran) {
+      out->run_errors++;
+      fail(": run failed: " + o.run_error);
+      return;
+    }
+    if (!o.trapped) {
+      out->not_reached++;
+      return;
+    }
+    Expect x = Decide(model, state, o.pos);
+    std::string got;
+    bool agree = false;
+    if (!o.decided) {
+      got = "no decision";
+    } else if (o.not_wanted) {
+      got = "not wanted";
+      agree = x.verdict == Verdict::kNotWanted;
+    } else {
+      got = !o.accepted ? std::string("refused (") + ReasonName(o.reason) + ")"
+                        : o.resume == o.pc ? "accepted" : "resumed at +" + std::to_string(o.resume - (o.pc - o.off));
+      agree = Agrees(model, x, o.accepted, o.pc, o.resume, o.reason, o.op_start, o.entry);
+      if (agree && !o.accepted) out->refused[ReasonName(o.reason)]++;
+      if (agree && o.accepted && x.verdict == Verdict::kAccept) out->accepted++;
+      if (agree && o.accepted && x.verdict == Verdict::kRestart) out->restarted++;
+      if (agree && o.accepted && x.verdict == Verdict::kRestartAtEntry) out->restarted_at_entry++;
+    }
+    if (!agree) {
+      out->disagreements++;
+      fail(" (op " + std::to_string(o.pos.op) + "): runtime " + got + ", oracle " + Describe(x));
+    }
+    std::string diff = DiffEndState(baseline.end, o.end);
+    if (!diff.empty()) {
+      out->state_diffs++;
+      fail(": end state differs after a preemption there:" + diff);
+    }
+  };
+  return harness::SweepEngine(prog, opts.main, harness::ReferenceRuntimeFactory(base), &baseline, judge, err);
+}
+
+}  // namespace safepoint::oracle

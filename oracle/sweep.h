@@ -1,0 +1,46 @@
+// The judged sweep: the harness's sweep engine (harness/sweep.h) preempts
+// every instruction once; each run is judged by the decision oracle (the
+// runtime's verdict must be the oracle's) and by invisibility (the end
+// state must equal the unpreempted run's).
+#ifndef SAFEPOINT_ORACLE_SWEEP_H_
+#define SAFEPOINT_ORACLE_SWEEP_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/runtime_under_test.h"
+#include "oracle/decision.h"
+#include "runtime/runtime.h"
+
+namespace safepoint::oracle {
+
+struct SweepOptions {
+  std::string program;            // IR text; empty: the built-in program
+  std::string main = "main.main";
+  RuntimeOptions runtime;         // base options for every run (sysmon is turned off)
+  size_t max_failures = 20;       // details kept (all are counted)
+};
+
+struct SweepResult {
+  size_t instructions = 0;        // instructions armed
+  size_t not_reached = 0;         // armed but never executed
+  size_t accepted = 0;            // preempted in place
+  size_t restarted = 0;           // preempted, resumed at a restart start
+  size_t restarted_at_entry = 0;
+  std::map<std::string, size_t> refused;  // by rule
+  size_t disagreements = 0;       // runtime verdict != oracle verdict
+  size_t state_diffs = 0;         // end state != the unpreempted run's
+  size_t run_errors = 0;          // a run that failed to complete
+  std::vector<std::string> failures;  // details, up to max_failures
+  bool ok() const { return disagreements == 0 && state_diffs == 0 && run_errors == 0; }
+  std::string Summary() const;
+};
+
+// False with *err for a program that cannot be swept (malformed, no main);
+// otherwise fills *out.
+bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err);
+
+}  // namespace safepoint::oracle
+
+#endif

@@ -1,0 +1,91 @@
+// How a reference runtime is configured, in four kinds that never mix:
+//   settings     what a Go user sets: GOMAXPROCS and GODEBUG;
+//   experiments  GOEXPERIMENTs the chapter names (runtimesecret, simd);
+//   hooks        what tests and the harness need to drive a run (sysmon on
+//                or off, an injectable clock, callbacks on g0, ...);
+//   mutations    deliberate breakage, to show a suite or a sweep can fail.
+#ifndef SAFEPOINT_RUNTIME_OPTIONS_H_
+#define SAFEPOINT_RUNTIME_OPTIONS_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/events.h"
+
+namespace safepoint {
+
+class Runtime;
+struct G;
+
+// GODEBUG settings the runtime understands.
+struct Debug {
+  int asyncpreemptoff = 0;
+};
+// Parses a GODEBUG value ("k=v,k=v"). Unknown keys are ignored, as Go does;
+// a malformed entry or a bad value of a known key is an error.
+bool ParseGodebug(const std::string& s, Debug* out, std::string* err);
+
+// The clock sysmon reads. Injectable so tests drive the 10 ms rule by hand.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t Now() = 0;  // nanoseconds
+};
+class ManualClock : public Clock {
+ public:
+  int64_t Now() override { return now_.load(); }
+  void Advance(int64_t ns) { now_.fetch_add(ns); }
+  void Set(int64_t ns) { now_.store(ns); }
+
+ private:
+  std::atomic<int64_t> now_{0};
+};
+int64_t MonotonicNanos();
+
+struct RuntimeSettings {
+  int gomaxprocs = 1;
+  std::string godebug;
+};
+
+struct RuntimeExperiments {
+  bool runtimesecret = false;  // GOEXPERIMENT=runtimesecret: refuse inside secret regions
+  bool simd = false;           // GOEXPERIMENT=simd: save the port's wider tiers of extended state
+};
+
+struct RuntimeHooks {
+  bool sysmon = true;                // run the sysmon thread
+  Clock* clock = nullptr;            // sysmon's clock; nullptr: CLOCK_MONOTONIC
+  bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
+  size_t event_capacity = 1 << 17;   // events kept; more are counted as dropped
+  size_t initial_stack = 2048;       // bytes (kStackMin)
+  // The port's preemptMSupported, overridable to run a port as if it had
+  // no asynchronous preemption (js/wasm, Plan 9).
+  bool preempt_m_supported = true;
+  // `callback N` in a program runs callbacks[N] on g0 (systemstack).
+  std::vector<std::function<void(Runtime&, G*)>> callbacks;
+  // Runs on g0 in asyncPreempt2, after xRegSave, with the goroutine's
+  // registers saved (its asyncPreempt frame is at sched.sp).
+  std::function<void(Runtime&, G*)> on_async_preempt;
+};
+
+struct RuntimeMutations {
+  bool omit_stack_check = false;  // emit no prologue checks (see EmitEnv)
+  Reason skip_rule = Reason::kNone;  // isAsyncSafePoint skips this refusal rule
+  bool no_restart = false;        // restartable sequences are not rewound
+  bool drop_register = false;     // asyncPreempt that does not save IR register r3
+};
+
+struct RuntimeOptions {
+  RuntimeSettings settings;
+  RuntimeExperiments experiments;
+  RuntimeHooks hooks;
+  RuntimeMutations mutations;
+};
+
+}  // namespace safepoint
+
+#endif

@@ -1,0 +1,582 @@
+// The scheduler of the reference runtime: Ms (OS threads) each with a g0
+// stack, Ps with local run queues, a global run queue, timers for Sleep,
+// handshakes, goroutine creation and exit, and the service functions the
+// emitted stubs reach through mcall and systemstack.
+//
+// Simplifications, each deliberate: one scheduler lock guards every queue;
+// an M keeps its P for the whole run (an idle M releases it while it sleeps,
+// so preemptone sees "no M" there, as in Go); system calls are markers
+// (entersyscall/exitsyscall) around emitted code and never block the M.
+#include "runtime/runtime.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <utility>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "platforms/asm.h"
+#include "platforms/native.h"
+#include "platforms/emitter.h"
+#include "core/code_page.h"
+
+namespace safepoint {
+
+namespace {
+thread_local M* tls_m = nullptr;
+}  // namespace
+
+int64_t MonotonicNanos() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+namespace {
+class MonotonicClock : public Clock {
+ public:
+  int64_t Now() override { return MonotonicNanos(); }
+};
+
+// One C entry point per service, so the stub can hand its address to
+// mcall/systemstack. Each finds the runtime through the G's M.
+template <ir::Service S>
+void ServiceEntry(G* gp) {
+  Runtime* rt = gp->m->rt;
+  if constexpr (ir::ServiceParks(S)) {
+    rt->ParkingService(S, gp);
+  } else {
+    rt->Service(S, gp);
+  }
+}
+
+template <size_t... I>
+constexpr std::array<void (*)(G*), sizeof...(I)> MakeServiceTable(std::index_sequence<I...>) {
+  return {&ServiceEntry<static_cast<ir::Service>(I)>...};
+}
+constexpr auto kServiceEntries = MakeServiceTable(std::make_index_sequence<static_cast<size_t>(ir::Service::kCount)>());
+}  // namespace
+
+extern "C" void sp_newstack(G* gp) { gp->m->rt->newstack(gp); }
+
+bool ParseGodebug(const std::string& s, Debug* out, std::string* err) {
+  Debug d;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    std::string kv = s.substr(i, j - i);
+    i = j + 1;
+    if (kv.empty()) {
+      if (j >= s.size()) break;
+      continue;
+    }
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      *err = "GODEBUG: malformed entry '" + kv + "' (want key=value)";
+      return false;
+    }
+    std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+    if (k == "asyncpreemptoff") {
+      if (v != "0" && v != "1") {
+        *err = "GODEBUG: asyncpreemptoff=" + v + ": want 0 or 1";
+        return false;
+      }
+      d.asyncpreemptoff = v == "1";
+    }
+    // Unknown keys are ignored, as Go does.
+    if (j >= s.size()) break;
+  }
+  *out = d;
+  return true;
+}
+
+Runtime::Runtime(RuntimeOptions opts)
+    : opts_(std::move(opts)),
+      events_(opts_.hooks.event_capacity),
+      globals_(new std::atomic<uint64_t>[ir::kGlobals]),
+      vdump_(new uint8_t[ir::kVDumpAreas * kVDumpBytes]()) {
+  for (int i = 0; i < ir::kGlobals; i++) globals_[i].store(0);
+  if (opts_.hooks.clock) {
+    clock_ = opts_.hooks.clock;
+  } else {
+    own_clock_ = std::make_unique<MonotonicClock>();
+    clock_ = own_clock_.get();
+  }
+}
+
+Runtime::~Runtime() {
+  if (running_ms_.load() > 0) {
+    // Some M never stopped (a goroutine that reached no safe point); its
+    // thread still runs our code on our memory. Leak everything it may touch.
+    code_.release();
+    for (auto& m : ms_) m.release();
+    for (auto& g : allgs_) g.release();
+    for (auto& p : ps_) p.release();
+    return;
+  }
+  for (auto& g : allgs_) FreeStack(g.get());
+  for (auto& m : ms_)
+    if (m && m->g0_mapping) munmap(m->g0_mapping, m->g0_mapped);
+}
+
+uintptr_t Runtime::code_base() const { return code_ ? code_->base() : 0; }
+
+const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
+  if (!code_ || !code_->contains(pc)) return nullptr;
+  return table_.Find(static_cast<uint32_t>(pc - code_->base()));
+}
+
+M* Runtime::CurrentM() { return tls_m; }
+
+void Runtime::Throw(const char* msg) {
+  fprintf(stderr, "fatal error: %s\n", msg);
+  fflush(stderr);
+  abort();
+}
+
+bool Runtime::Load(const ir::Program& prog, std::string* err) {
+  if (!ParseGodebug(opts_.settings.godebug, &debug_, err)) return false;
+  if (opts_.settings.gomaxprocs < 1 || opts_.settings.gomaxprocs > 64) {
+    *err = "GOMAXPROCS must be in [1, 64]";
+    return false;
+  }
+  EmitEnv env;
+  env.globals = reinterpret_cast<uint64_t>(&globals_[0]);
+  env.mcall = reinterpret_cast<uint64_t>(&sp_mcall);
+  env.systemstack = reinterpret_cast<uint64_t>(&sp_systemstack);
+  env.morestack = reinterpret_cast<uint64_t>(&sp_morestack);
+  env.omit_stack_check = opts_.mutations.omit_stack_check;
+  env.vdump = reinterpret_cast<uint64_t>(vdump_.get());
+  env.wbflag = reinterpret_cast<uint64_t>(&wbflag_);
+  for (size_t i = 0; i < kServiceEntries.size(); i++) env.service_fn[i] = reinterpret_cast<uint64_t>(kServiceEntries[i]);
+  std::unique_ptr<Lowerer> low = NewLowerer(NativePort().name);
+  if (!low) {
+    *err = "no lowerer registered for port " + std::string(NativePort().name);
+    return false;
+  }
+  Emitted out;
+  if (!Emit(*low, prog, env, &out, err)) return false;
+  code_ = CodePage::Create(out.code, err);
+  if (!code_) return false;
+  table_ = std::move(out.table);
+  goexit_off_ = out.goexit;
+  InitAsync();
+  handshakes_.assign(ir::kGlobals, false);
+  waiters_.assign(ir::kGlobals, {});
+  return true;
+}
+
+// --- goroutines ----------------------------------------------------------
+
+G* Runtime::newproc(uintptr_t entry, bool is_main) {
+  auto g = std::make_unique<G>();
+  G* gp = g.get();
+  std::string err;
+  if (!AllocStack(gp, opts_.hooks.initial_stack, &err)) Throw("cannot allocate a goroutine stack");
+  gp->goid = next_goid_.fetch_add(1);
+  gp->entry = entry;
+  gp->is_main = is_main;
+  uintptr_t goexit = code_->base() + goexit_off_;
+  // gostartcall: make it look as if goexit called entry.
+  uintptr_t sp = gp->stack.hi - 16;
+  if (NativePort().has(kCapLinkRegister)) {
+    gp->sched.lr = goexit;
+  } else {
+    sp -= 8;
+    *reinterpret_cast<uintptr_t*>(sp) = goexit;
+    gp->sched.lr = 0;
+  }
+  gp->sched.sp = sp;
+  gp->sched.pc = entry;
+  gp->sched.g = reinterpret_cast<uintptr_t>(gp);
+  gp->atomicstatus.store(_Grunnable);
+  events_.Record(Ev::kGoStart, gp->goid, Reason::kNone, entry, static_cast<int64_t>(entry - code_->base()));
+  allgs_.push_back(std::move(g));
+  return gp;
+}
+
+void Runtime::runqput(P* pp, G* gp) { pp->runq.push_back(gp); }
+
+void Runtime::ready(G* gp) {
+  gp->atomicstatus.store(_Grunnable);
+  events_.Record(Ev::kReady, gp->goid);
+  M* m = tls_m;
+  if (m && m->p) {
+    runqput(m->p, gp);
+  } else {
+    globrunq_.push_back(gp);
+  }
+  idle_cv_.notify_all();
+}
+
+void Runtime::dropg(M* m) {
+  G* gp = m->curg.load();
+  if (gp) gp->m = nullptr;
+  m->curg.store(nullptr);
+}
+
+void Runtime::CheckTimers() {
+  if (sleepers_.empty()) return;
+  int64_t now = MonotonicNanos();
+  for (size_t i = 0; i < sleepers_.size();) {
+    if (sleepers_[i]->wake_at <= now) {
+      G* gp = sleepers_[i];
+      sleepers_.erase(sleepers_.begin() + static_cast<long>(i));
+      ready(gp);
+    } else {
+      i++;
+    }
+  }
+}
+
+G* Runtime::findRunnable(M* m) {
+  P* pp = m->p;
+  for (;;) {
+    if (main_done_.load() || stopping_.load()) return nullptr;
+    SchedSafePoints(m);
+    if (main_done_.load() || stopping_.load()) return nullptr;
+    CheckTimers();
+    // Every 61st tick the global queue goes first, so it cannot starve.
+    if (pp->schedtick.load() % 61 == 0 && !globrunq_.empty()) {
+      G* gp = globrunq_.front();
+      globrunq_.pop_front();
+      return gp;
+    }
+    if (!pp->runq.empty()) {
+      G* gp = pp->runq.front();
+      pp->runq.pop_front();
+      return gp;
+    }
+    if (!globrunq_.empty()) {
+      G* gp = globrunq_.front();
+      globrunq_.pop_front();
+      return gp;
+    }
+    // Steal half of another P's local run queue, as findRunnable does.
+    for (auto& other : ps_) {
+      if (other.get() == pp || other->runq.empty()) continue;
+      size_t n = (other->runq.size() + 1) / 2;
+      for (size_t k = 0; k < n; k++) {
+        pp->runq.push_back(other->runq.back());
+        other->runq.pop_back();
+      }
+      G* gp = pp->runq.front();
+      pp->runq.pop_front();
+      return gp;
+    }
+    // Idle: release the P while sleeping, as an idle M does in Go.
+    if (gcwaiting_.load()) continue;  // stop for the world instead
+    pp->status.store(_Pidle);
+    pp->m.store(nullptr);
+    int64_t next = -1;
+    for (G* s : sleepers_)
+      if (next < 0 || s->wake_at < next) next = s->wake_at;
+    std::unique_lock<std::mutex> lk(mu_, std::adopt_lock);
+    if (next >= 0) {
+      int64_t wait = next - MonotonicNanos();
+      if (wait > 0) idle_cv_.wait_for(lk, std::chrono::nanoseconds(wait));
+    } else {
+      // Woken by whatever makes work: ready, newproc, main's exit, Run's stop.
+      idle_cv_.wait(lk);
+    }
+    lk.release();
+    pp->m.store(m);
+    if (pp->status.load() == _Pidle) pp->status.store(_Prunning);
+  }
+}
+
+void Runtime::execute(M* m, G* gp) {
+  P* pp = m->p;
+  gp->m = m;
+  m->curg.store(gp);
+  gp->atomicstatus.store(_Grunning);
+  gp->preempt.store(false);
+  pp->preempt.store(false);
+  gp->stackguard0.store(gp->stack.lo + kStackGuard);
+  pp->schedtick.fetch_add(1);
+  if (gp->xstate_live) {
+    // xRegRestore: the G's extended state into this P's scratch area, where
+    // asyncPreempt reloads it from.
+    memcpy(pp->xscratch, gp->xstate.get(), xstate_bytes_);
+    gp->xstate_live = false;
+    gp->asyncSafePoint = false;
+  }
+  events_.Record(Ev::kResume, gp->goid, Reason::kNone, gp->sched.pc, pp->id);
+  mu_.unlock();
+  sp_gogo(&gp->sched);
+}
+
+void Runtime::schedule(M* m) {
+  mu_.lock();
+  G* gp = findRunnable(m);
+  if (gp == nullptr) {
+    mu_.unlock();
+    longjmp(m->exit_jmp, 1);
+  }
+  execute(m, gp);
+}
+
+void Runtime::goschedImpl(G* gp) {
+  M* m = gp->m;
+  mu_.lock();
+  gp->atomicstatus.store(_Grunnable);
+  dropg(m);
+  globrunq_.push_back(gp);
+  mu_.unlock();
+  schedule(m);
+}
+
+// --- services ------------------------------------------------------------
+
+void Runtime::Service(ir::Service s, G* gp) {
+  M* m = gp->m;
+  switch (s) {
+    case ir::Service::kGo: {
+      std::lock_guard<std::mutex> lk(mu_);
+      G* ng = newproc(static_cast<uintptr_t>(gp->param), false);
+      runqput(m->p, ng);
+      idle_cv_.notify_all();
+      break;
+    }
+    case ir::Service::kHandshake: {
+      std::lock_guard<std::mutex> lk(mu_);
+      size_t key = static_cast<size_t>(gp->param) % handshakes_.size();
+      handshakes_[key] = true;
+      for (G* w : waiters_[key]) ready(w);
+      waiters_[key].clear();
+      break;
+    }
+    case ir::Service::kAcquirem:
+      m->locks++;
+      break;
+    case ir::Service::kReleasem:
+      // releasem: making up for a request deferred while locks were held.
+      m->locks--;
+      if (m->locks == 0 && gp->preempt.load()) {
+        gp->stackguard0.store(kStackPreempt);
+        events_.Record(Ev::kRearm, gp->goid);
+      }
+      break;
+    case ir::Service::kMallocingBegin:
+      m->mallocing++;
+      break;
+    case ir::Service::kMallocingEnd:
+      m->mallocing--;
+      break;
+    case ir::Service::kPreemptoffBegin:
+      m->preemptoff = "test preemptoff";
+      break;
+    case ir::Service::kPreemptoffEnd:
+      m->preemptoff = "";
+      break;
+    case ir::Service::kEntersyscall:
+      gp->atomicstatus.store(_Gsyscall);
+      m->p->status.store(_Psyscall);
+      m->p->syscalltick.fetch_add(1);
+      break;
+    case ir::Service::kExitsyscall:
+      m->p->status.store(_Prunning);
+      gp->atomicstatus.store(_Grunning);
+      // As Go's exitsyscall: a request that arrived meanwhile is re-armed.
+      if (gp->preempt.load()) {
+        gp->stackguard0.store(kStackPreempt);
+        events_.Record(Ev::kRearm, gp->goid);
+      }
+      break;
+    case ir::Service::kSecretBegin:
+      gp->secret++;
+      break;
+    case ir::Service::kSecretEnd:
+      gp->secret--;
+      break;
+    case ir::Service::kCallback: {
+      size_t n = static_cast<size_t>(gp->param);
+      if (n >= opts_.hooks.callbacks.size() || !opts_.hooks.callbacks[n]) Throw("callback: no such test hook");
+      opts_.hooks.callbacks[n](*this, gp);
+      break;
+    }
+    default:
+      Throw("a parking service reached systemstack");
+  }
+}
+
+void Runtime::ParkingService(ir::Service s, G* gp) {
+  M* m = gp->m;
+  switch (s) {
+    case ir::Service::kGosched:
+      events_.Record(Ev::kGosched, gp->goid, Reason::kNone, gp->sched.pc);
+      goschedImpl(gp);
+    case ir::Service::kSleep: {
+      mu_.lock();
+      gp->wake_at = MonotonicNanos() + static_cast<int64_t>(gp->param);
+      gp->atomicstatus.store(_Gwaiting);
+      events_.Record(Ev::kPark, gp->goid, Reason::kNone, gp->sched.pc);
+      dropg(m);
+      sleepers_.push_back(gp);
+      mu_.unlock();
+      schedule(m);
+    }
+    case ir::Service::kWait: {
+      mu_.lock();
+      size_t key = static_cast<size_t>(gp->param) % handshakes_.size();
+      if (handshakes_[key]) {
+        mu_.unlock();
+        sp_gogo(&gp->sched);  // already signalled: carry on
+      }
+      gp->atomicstatus.store(_Gwaiting);
+      events_.Record(Ev::kPark, gp->goid, Reason::kNone, gp->sched.pc);
+      dropg(m);
+      waiters_[key].push_back(gp);
+      mu_.unlock();
+      schedule(m);
+    }
+    case ir::Service::kGoexit: {
+      mu_.lock();
+      gp->atomicstatus.store(_Gdead);
+      events_.Record(Ev::kGoExit, gp->goid);
+      dropg(m);
+      if (gp->is_main) {
+        if (opts_.hooks.exit_on_main_return) _exit(0);
+        main_done_.store(true);
+        idle_cv_.notify_all();
+      }
+      mu_.unlock();
+      schedule(m);
+    }
+    default:
+      Throw("a returning service reached mcall");
+  }
+}
+
+// --- Ms -----------------------------------------------------------------
+
+void Runtime::mstart1(M* m) {
+  tls_m = m;
+  SignalSetupM(m);
+  m->tid = static_cast<pid_t>(syscall(SYS_gettid));
+  // g0.sched.sp: where mcall and systemstack start C++ on this M. Below this
+  // frame, so that schedule() can leave through exit_jmp.
+  m->g0->sched.sp = (sp_getsp() - 1024) & ~uintptr_t(15);
+  if (setjmp(m->exit_jmp) == 0) {
+    mu_.lock();
+    m->p->m.store(m);
+    m->p->status.store(_Prunning);
+    mu_.unlock();
+    schedule(m);
+  }
+  // Leaving: the run is over.
+  mu_.lock();
+  m->p->status.store(_Pidle);
+  m->p->m.store(nullptr);
+  mu_.unlock();
+  stack_t off = {};
+  off.ss_flags = SS_DISABLE;
+  sigaltstack(&off, nullptr);
+  tls_m = nullptr;
+}
+
+void Runtime::MStartTrampoline(void* arg) {
+  M* m = static_cast<M*>(arg);
+  m->rt->mstart1(m);
+}
+
+void* Runtime::MThreadMain(void* arg) {
+  M* m = static_cast<M*>(arg);
+  sp_call_on_stack(m->g0->stack.hi, &MStartTrampoline, m);
+  m->rt->running_ms_.fetch_sub(1);
+  return nullptr;
+}
+
+void Runtime::StartM(int i) {
+  auto m = std::make_unique<M>();
+  m->id = i;
+  m->rt = this;
+  m->p = ps_[i].get();
+  m->g0 = &m->g0_storage;
+  m->is_m0 = i == 0;
+  // The g0 stack: 256 KiB of our own, so the M's pthread stack stays clean.
+  size_t size = 256 * 1024;
+  void* mem = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) Throw("cannot map a g0 stack");
+  m->g0_mapping = mem;
+  m->g0_mapped = size;
+  m->g0->stack.lo = reinterpret_cast<uintptr_t>(mem);
+  m->g0->stack.hi = m->g0->stack.lo + size;
+  m->g0->goid = -(i + 1);
+  M* raw = m.get();
+  ms_.push_back(std::move(m));
+  running_ms_.fetch_add(1);
+  if (i == 0) return;  // M0 is the thread that calls Run
+  if (pthread_create(&raw->thread, nullptr, &MThreadMain, raw) != 0) Throw("pthread_create failed");
+}
+
+std::vector<int64_t> Runtime::GlobalRunq() {
+  std::lock_guard<std::mutex> lk(mu_);
+  std::vector<int64_t> ids;
+  for (G* gp : globrunq_) ids.push_back(gp->goid);
+  return ids;
+}
+
+bool Runtime::Run(const std::string& main_fn, std::string* err) {
+  if (!code_) {
+    *err = "Run before Load";
+    return false;
+  }
+  const FuncInfo* f = table_.Find(main_fn);
+  if (!f || f->has(kFuncAsm)) {
+    *err = "no function " + main_fn + " in the program";
+    return false;
+  }
+  for (int i = 0; i < opts_.settings.gomaxprocs; i++) {
+    auto p = std::make_unique<P>();
+    p->id = i;
+    ps_.push_back(std::move(p));
+  }
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    G* mg = newproc(code_->base() + f->entry, true);
+    globrunq_.push_back(mg);
+  }
+  for (int i = 0; i < opts_.settings.gomaxprocs; i++) StartM(i);
+  if (opts_.hooks.sysmon) {
+    sysmon_started_ = true;
+    pthread_create(&sysmon_thread_, nullptr, [](void* a) -> void* {
+      static_cast<Runtime*>(a)->SysmonLoop();
+      return nullptr;
+    }, this);
+  }
+  M* m0 = ms_[0].get();
+  sp_call_on_stack(m0->g0->stack.hi, &MStartTrampoline, m0);
+  running_ms_.fetch_sub(1);
+
+  // main returned: stop the other Ms. A goroutine still running user code
+  // is asked to stop at its next safe point, repeatedly, for a while.
+  stopping_.store(true);
+  idle_cv_.notify_all();
+  for (int round = 0; round < 2000 && running_ms_.load() > 0; round++) {
+    preemptall(Source::kNone);
+    idle_cv_.notify_all();
+    usleep(1000);
+  }
+  if (sysmon_started_) {
+    sysmon_stop_.store(true);
+    pthread_join(sysmon_thread_, nullptr);
+  }
+  if (running_ms_.load() > 0) {
+    *err = "main returned but " + std::to_string(running_ms_.load()) +
+           " M(s) still run goroutines that reached no safe point";
+    return false;
+  }
+  for (size_t i = 1; i < ms_.size(); i++) pthread_join(ms_[i]->thread, nullptr);
+  return true;
+}
+
+}  // namespace safepoint

@@ -1,0 +1,113 @@
+// Goroutine stacks and newstack (chapter 9.7.3, and 14.5 as the chapter
+// cites it for stack growth and shrinking).
+//
+// A goroutine's stack is an mmap'd region with a guard page below; the
+// runtime owns it and only emitted frames live on it (runtime.h invariant
+// 1), which is what makes a stack copyable. Every emitted non-leaf function
+// (and every leaf with a large frame) starts with the stack-check prologue:
+// compare SP (or SP minus the frame beyond StackSmall) with g.stackguard0,
+// and call morestack when it is not above. The same check serves two
+// purposes, and newstack tells them apart:
+//
+//   1. growth: stackguard0 is the real bound (stack.lo + StackGuard, 928
+//      bytes: StackNosplit 800 + StackSmall 128); the stack is doubled by
+//      copying (copystack) and the function is re-entered;
+//   2. a preemption request: stackguard0 is stackPreempt (0x...fade), a
+//      value above every valid SP, written by preemptone. newstack checks
+//      canPreemptM and either defers (restores the real bound, resumes the
+//      goroutine where it was; releasem re-arms it) or marks a synchronous
+//      safe point and calls gopreempt_m.
+//
+// Invariants a change must keep: newstack runs on g0 and never holds the
+// scheduler lock across gogo; every deferral, preemption and growth is an
+// event; a stack never exceeds kStackMax (a larger one is the fatal "stack
+// overflow", as in Go); a pointer into a goroutine's own stack would have to
+// be adjusted by copystack, so generated code keeps none (stack maps and
+// pointer adjustment arrive with the collector, as does shrinking, which
+// isShrinkStackSafe refuses at an asynchronous safe point).
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "platforms/asm.h"
+#include "runtime/runtime.h"
+
+namespace safepoint {
+
+// --- stacks ------------------------------------------------------------
+
+bool Runtime::AllocStack(G* gp, size_t size, std::string* err) {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t body = (size + page - 1) / page * page;
+  size_t mapped = body + page;  // one guard page below
+  void* mem = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    if (err) *err = std::string("mmap of a goroutine stack failed: ") + strerror(errno);
+    return false;
+  }
+  mprotect(mem, page, PROT_NONE);
+  gp->stack_mapping = mem;
+  gp->stack_mapped = mapped;
+  gp->stack.hi = reinterpret_cast<uintptr_t>(mem) + mapped;
+  gp->stack.lo = gp->stack.hi - size;
+  gp->stackguard0.store(gp->stack.lo + kStackGuard);
+  gp->stackguard1 = gp->stack.lo + kStackGuard;
+  return true;
+}
+
+void Runtime::FreeStack(G* gp) {
+  if (gp->stack_mapping) munmap(gp->stack_mapping, gp->stack_mapped);
+  gp->stack_mapping = nullptr;
+}
+
+// copystack: programs in this runtime keep no pointers into their own stack
+// (generated code uses no frame pointers and saves only return addresses,
+// which point at code), so moving the used part and adjusting sched.sp is
+// the whole adjustment. Stack maps and pointer adjustment arrive with the
+// collector.
+void Runtime::copystack(G* gp, size_t newsize) {
+  Stack old = gp->stack;
+  void* old_mapping = gp->stack_mapping;
+  size_t old_mapped = gp->stack_mapped;
+  size_t used = old.hi - gp->sched.sp;
+  if (!AllocStack(gp, newsize, nullptr)) Throw("out of memory allocating a goroutine stack");
+  uintptr_t delta = gp->stack.hi - old.hi;
+  memcpy(reinterpret_cast<void*>(gp->sched.sp + delta), reinterpret_cast<void*>(gp->sched.sp), used);
+  gp->sched.sp += delta;
+  munmap(old_mapping, old_mapped);
+}
+
+void Runtime::newstack(G* gp) {
+  M* thism = gp->m;
+  if (thism == nullptr || thism->curg.load() != gp) Throw("newstack: not on the M's curg");
+  bool preempt = gp->stackguard0.load() == kStackPreempt;
+  if (preempt) {
+    Reason why = canPreemptM(thism);
+    if (why != Reason::kNone) {
+      // Not a good time: restore the normal bound and let the goroutine go
+      // on. gp.preempt stays set; releasem re-arms stackPreempt.
+      gp->stackguard0.store(gp->stack.lo + kStackGuard);
+      events_.Record(Ev::kDeferred, gp->goid, why, gp->sched.pc);
+      sp_gogo(&gp->sched);
+    }
+  }
+  if (gp->sched.sp < gp->stack.lo || gp->sched.sp > gp->stack.hi) Throw("newstack: sp out of the goroutine stack");
+  if (preempt) {
+    gp->syncSafePoint = true;
+    // preemptShrink and preemptStop are acted on here once stack scanning
+    // exists; neither is set by any source yet.
+    gopreempt_m(gp);
+  }
+  // Real growth: twice the size, copied.
+  size_t oldsize = gp->stack.hi - gp->stack.lo;
+  size_t newsize = oldsize * 2;
+  if (newsize > kStackMax) Throw("stack overflow: goroutine stack exceeds the limit");
+  copystack(gp, newsize);
+  events_.Record(Ev::kGrow, gp->goid, Reason::kNone, gp->sched.pc, static_cast<int64_t>(newsize));
+  gp->stackguard0.store(gp->preempt.load() ? kStackPreempt : gp->stack.lo + kStackGuard);
+  sp_gogo(&gp->sched);
+}
+
+}  // namespace safepoint

@@ -1,0 +1,86 @@
+// Stop-the-world and forEachP (chapter 9.7.6): the two requests that need
+// every P, not one goroutine. stopTheWorldWithSema sets gcwaiting and asks
+// every running goroutine to stop with preemptall, again every 100 us until
+// each P has stopped in schedule(); forEachP runs a function on every P at
+// its next safe point. Neither sets preemptStop: a goroutine stopped for
+// either goes back on a run queue, unlike one suspendG parks for a scan.
+#include <chrono>
+
+#include "runtime/runtime.h"
+
+namespace safepoint {
+
+// --- stop-the-world and forEachP (9.7.6) -----------------------------------
+
+void Runtime::SchedSafePoints(M* m) {
+  P* pp = m->p;
+  if (safe_point_fn_ && safe_point_pending_[pp->id]) {
+    safe_point_pending_[pp->id] = false;
+    safe_point_fn_(pp);
+    events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, pp->id);
+    safe_point_left_.fetch_sub(1);
+    stw_cv_.notify_all();
+  }
+  if (!gcwaiting_.load()) return;
+  pp->status.store(_Pgcstop);
+  stw_cv_.notify_all();
+  std::unique_lock<std::mutex> lk(mu_, std::adopt_lock);
+  while (gcwaiting_.load() && !stopping_.load()) idle_cv_.wait(lk);
+  lk.release();
+  pp->status.store(_Prunning);
+}
+
+int Runtime::stopTheWorldWithSema() {
+  gcwaiting_.store(true);
+  int rounds = 0;
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    int stopped = 0;
+    for (auto& p : ps_) {
+      uint32_t st = p->status.load();
+      // An idle P has no M: its M takes it back only under mu_, and stops
+      // at SchedSafePoints before running anything.
+      stopped += st == _Pgcstop || (st == _Pidle && p->m.load() == nullptr);
+    }
+    if (stopped == static_cast<int>(ps_.size())) break;
+    lk.unlock();
+    preemptall(Source::kPreemptAll);
+    rounds++;
+    events_.Record(Ev::kSTWRound, 0, Reason::kNone, 0, rounds);
+    lk.lock();
+    stw_cv_.wait_for(lk, std::chrono::microseconds(100));  // retry every 100 us
+  }
+  events_.Record(Ev::kSTWDone, 0, Reason::kNone, 0, rounds);
+  return rounds;
+}
+
+void Runtime::startTheWorld() {
+  std::lock_guard<std::mutex> lk(mu_);
+  gcwaiting_.store(false);
+  idle_cv_.notify_all();
+}
+
+void Runtime::forEachP(const std::function<void(P*)>& fn) {
+  std::unique_lock<std::mutex> lk(mu_);
+  safe_point_fn_ = fn;
+  safe_point_pending_.assign(ps_.size(), true);
+  safe_point_left_.store(static_cast<int>(ps_.size()));
+  // Idle Ps run it now, on their behalf.
+  for (auto& p : ps_) {
+    if (p->m.load() == nullptr && p->status.load() == _Pidle) {
+      safe_point_pending_[p->id] = false;
+      fn(p.get());
+      events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, p->id);
+      safe_point_left_.fetch_sub(1);
+    }
+  }
+  while (safe_point_left_.load() > 0) {
+    lk.unlock();
+    preemptall(Source::kPreemptAll);
+    lk.lock();
+    stw_cv_.wait_for(lk, std::chrono::microseconds(100));
+  }
+  safe_point_fn_ = nullptr;
+}
+
+}  // namespace safepoint
