@@ -9,6 +9,12 @@
 # through the same variable. Versions fetched are logged to
 # $SAFEPOINT_TOOLS/versions.log.
 #
+# What each port needs beyond the common packages comes from its folder:
+# SETUP_APT in platforms/NAME/port.env (Debian 12 packages) and, where more
+# is needed, platforms/NAME/setup.sh, which defines port_setup() using the
+# helpers below (make_apt, apt_update, fetch, resource_dir). The emulators
+# are the QEMU binaries the ports' port.env name.
+#
 # Layout of the tool directory:
 #   host/          Debian 13 amd64 host programs and the libraries they need
 #                  (loongarch64 binutils), patched to run on Debian 12
@@ -20,6 +26,9 @@
 #   bin/           the emulator and objdump entry points the build calls
 set -euo pipefail
 
+here=$(cd "$(dirname "$0")" && pwd)
+SP_TOP=$(cd "$here/.." && pwd)
+. "$SP_TOP/platforms/toolchains/ports.sh"
 TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
 LOG=${SAFEPOINT_SETUP_LOG:-/tmp/safepoint-setup.log}
 mkdir -p "$TOOLS"
@@ -35,9 +44,13 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 BOOKWORM_PKGS=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java bazel-platforms bazel-skylib
   googletest clang-16 lld-16 llvm-16 libclang-rt-16-dev
-  libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu
   patchelf xz-utils file python3
 )
+for p in $(sp_ports); do
+  sp_port_env "$p"
+  # shellcheck disable=SC2206 # a word list
+  BOOKWORM_PKGS+=($P_SETUP_APT)
+done
 missing=()
 for p in "${BOOKWORM_PKGS[@]}"; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -107,89 +120,61 @@ fetch() {
   done
 }
 
-# --- 3. Debian 13: loong64 toolchain, its host libraries, QEMU 10 -------------
-if [ ! -f "$TOOLS/.stamp-trixie" ]; then
-  say "fetching the loong64 cross toolchain and QEMU 10 from Debian 13"
+# resource_dir PORT TRIPLE DEBDIR: a private clang resource directory for a
+# port: the host clang-16's headers plus that target's runtime archives
+# (libFuzzer, sanitizers) found in DEBDIR, so -fsanitize=fuzzer works.
+resource_dir() {
+  local port=$1 triple=$2 debdir=$3 lib res hostres
+  hostres=$(clang++-16 -print-resource-dir)
+  lib=$(find "$debdir" -name "libclang_rt.fuzzer-$triple.a" | head -n 1)
+  [ -n "$lib" ] || die "no libclang_rt.fuzzer-$triple.a in the $port runtime package"
+  res="$TOOLS/clang-rt-$port"
+  rm -rf "$res"; mkdir -p "$res/lib/linux"
+  ln -s "$hostres/include" "$res/include"
+  [ -d "$hostres/share" ] && ln -s "$hostres/share" "$res/share"
+  cp "$(dirname "$lib")"/*.a "$res/lib/linux/"
+}
+
+# --- 3. QEMU 10 from Debian 13, for every port's emulator --------------------
+qemus=()
+for p in $(sp_ports); do sp_port_env "$p"; [ -n "$P_QEMU" ] && qemus+=("$P_QEMU"); done
+missing_qemu=
+for q in "${qemus[@]}"; do [ -x "$TOOLS/qemu/$q" ] || missing_qemu=1; done
+if [ -n "$missing_qemu" ]; then
+  say "fetching QEMU 10 (${qemus[*]}) from Debian 13"
   make_apt trixie trixie amd64
   apt_update trixie
-  rm -rf "$TOOLS/host" "$TOOLS/qemu-deb"
-  # binutils for loongarch64 and exactly the Debian 13 host libraries it links.
-  fetch trixie "$TOOLS/host" binutils-loongarch64-linux-gnu binutils-common libbinutils \
-    libctf-nobfd0 libctf0 libsframe1 libgprofng0 libjansson4 libzstd1 zlib1g libc6 libgcc-s1 libstdc++6 libelf1t64
+  rm -rf "$TOOLS/qemu-deb"
   fetch trixie "$TOOLS/qemu-deb" qemu-user
-  # Keep only the static emulators the ports use.
   mkdir -p "$TOOLS/qemu"
-  for q in x86_64 aarch64 loongarch64 riscv64; do
-    [ -x "$TOOLS/qemu-deb/usr/bin/qemu-$q" ] || die "qemu-$q missing from Debian 13's qemu-user"
-    cp "$TOOLS/qemu-deb/usr/bin/qemu-$q" "$TOOLS/qemu/"
+  for q in "${qemus[@]}"; do
+    [ -x "$TOOLS/qemu-deb/usr/bin/$q" ] || die "$q missing from Debian 13's qemu-user"
+    cp "$TOOLS/qemu-deb/usr/bin/$q" "$TOOLS/qemu/"
   done
   rm -rf "$TOOLS/qemu-deb"
-  make_apt trixie-loong trixie amd64
-  cp "$TOOLS/apt/trixie/lists/"* "$TOOLS/apt/trixie-loong/lists/" 2>/dev/null || true
-  rm -rf "$TOOLS/sysroot-loong64"
-  fetch trixie "$TOOLS/sysroot-loong64" libc6-loong64-cross libc6-dev-loong64-cross linux-libc-dev-loong64-cross \
-    libgcc-s1-loong64-cross libgcc-14-dev-loong64-cross libstdc++6-loong64-cross libstdc++-14-dev-loong64-cross
-  touch "$TOOLS/.stamp-trixie"
 fi
 
-# --- 4. patch Debian 13 host programs to use their own loader and libraries ---
-if [ ! -f "$TOOLS/.stamp-patched" ]; then
-  say "pointing Debian 13 host programs at their own loader"
-  H="$TOOLS/host"
-  loader="$H/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
-  [ -e "$loader" ] || loader="$H/lib64/ld-linux-x86-64.so.2"
-  [ -e "$loader" ] || die "no loader in $H"
-  for f in "$H"/usr/bin/loongarch64-linux-gnu-* "$H"/usr/loongarch64-linux-gnu/bin/*; do
-    [ -f "$f" ] && [ ! -L "$f" ] || continue
-    file -b "$f" | grep -q "ELF 64-bit.*dynamically linked" || continue
-    patchelf --set-interpreter "$loader" --force-rpath --set-rpath "$H/usr/lib/x86_64-linux-gnu" "$f"
-  done
-  touch "$TOOLS/.stamp-patched"
-fi
-
-# --- 5. libFuzzer runtimes: arm64 from Debian 12, loong64 from testing -------
-if [ ! -f "$TOOLS/.stamp-rt" ]; then
-  say "fetching libFuzzer runtimes for arm64 (Debian 12) and loong64 (Debian testing)"
-  make_apt bookworm-arm64 bookworm arm64
-  apt_update bookworm-arm64
-  rm -rf "$TOOLS/rt-arm64-deb" "$TOOLS/rt-loong64-deb"
-  fetch bookworm-arm64 "$TOOLS/rt-arm64-deb" libclang-rt-16-dev
-  make_apt testing-loong64 testing loong64
-  apt_update testing-loong64
-  # Testing moves: take the newest libclang-rt-N-dev it carries.
-  rtpkg=$(APT_CONFIG="$TOOLS/apt/testing-loong64/apt.conf" apt-cache pkgnames libclang-rt- 2>/dev/null \
-          | grep -E '^libclang-rt-[0-9]+-dev$' | sort -t- -k3 -n | tail -n 1)
-  [ -n "$rtpkg" ] || die "Debian testing carries no libclang-rt-N-dev for loong64"
-  fetch testing-loong64 "$TOOLS/rt-loong64-deb" "$rtpkg"
-  # A private clang resource directory per target: the host clang-16's
-  # headers plus that target's runtime archives, so -fsanitize=fuzzer works.
-  hostres=$(clang++-16 -print-resource-dir)
-  for a in arm64:aarch64 loong64:loongarch64; do
-    arch=${a%%:*} triple=${a##*:}
-    lib=$(find "$TOOLS/rt-$arch-deb" -name "libclang_rt.fuzzer-$triple.a" | head -n 1)
-    [ -n "$lib" ] || die "no libclang_rt.fuzzer-$triple.a in the $arch runtime package"
-    res="$TOOLS/clang-rt-$arch"
-    rm -rf "$res"; mkdir -p "$res/lib/linux"
-    ln -s "$hostres/include" "$res/include"
-    [ -d "$hostres/share" ] && ln -s "$hostres/share" "$res/share"
-    cp "$(dirname "$lib")"/*.a "$res/lib/linux/"
-  done
-  rm -rf "$TOOLS/rt-arm64-deb" "$TOOLS/rt-loong64-deb"
-  touch "$TOOLS/.stamp-rt"
-fi
-
-# --- 6. entry points ---------------------------------------------------------
-mkdir -p "$TOOLS/bin"
-for q in x86_64 aarch64 loongarch64; do
-  ln -sf "$TOOLS/qemu/qemu-$q" "$TOOLS/bin/qemu-$q"
+# --- 4. each port's own steps (platforms/NAME/setup.sh) ----------------------
+for p in $(sp_ports); do
+  if [ -f "$SP_TOP/platforms/$p/setup.sh" ] && [ ! -f "$TOOLS/.stamp-port-$p" ]; then
+    say "setting up port $p (platforms/$p/setup.sh)"
+    unset -f port_setup
+    # shellcheck disable=SC1090
+    . "$SP_TOP/platforms/$p/setup.sh"
+    port_setup
+    touch "$TOOLS/.stamp-port-$p"
+  fi
 done
-ln -sf "$TOOLS/host/usr/bin/loongarch64-linux-gnu-ld" "$TOOLS/bin/loongarch64-linux-gnu-ld"
-ln -sf "$TOOLS/host/usr/bin/loongarch64-linux-gnu-objdump" "$TOOLS/bin/loongarch64-linux-gnu-objdump"
 
-# --- 7. prove each toolchain: compile, link and run under each emulator -------
-if [ ! -f "$TOOLS/.stamp-proved" ]; then
+# --- 5. entry points ---------------------------------------------------------
+mkdir -p "$TOOLS/bin"
+for q in "${qemus[@]}"; do ln -sf "$TOOLS/qemu/$q" "$TOOLS/bin/$q"; done
+sp_write_bazelrc
+
+# --- 6. prove each toolchain: compile, link and run under each emulator -------
+proved="$TOOLS/.stamp-proved-$(sp_ports | tr '\n' '-')"
+if [ ! -f "$proved" ]; then
   say "proving each toolchain"
-  here=$(cd "$(dirname "$0")" && pwd)
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   cat >"$work/hello.cc" <<'EOF'
@@ -211,20 +196,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
   return (n > 2 && d[0] == 's' && d[1] == 'p') ? 0 : 0;
 }
 EOF
-  for arch in amd64 arm64 loong64; do
-    "$here/../platforms/toolchains/cc-$arch" -O1 -pthread "$work/hello.cc" -o "$work/hello-$arch" \
+  for arch in $(sp_ports); do
+    sp_port_env "$arch"
+    # Under the emulator, whatever the host is (the qemu config, if any).
+    cfg=; for c in $P_CONFIGS; do [ "${c#*:}" = qemu ] && { cfg=${c%%:*}; break; }; done
+    "$SP_TOP/platforms/toolchains/cc" "$arch" -O1 -pthread "$work/hello.cc" -o "$work/hello-$arch" \
       || die "the $arch toolchain cannot build a C++ program"
-    out=$(SAFEPOINT_TOOLS="$TOOLS" "$here/../platforms/toolchains/run-$arch" "$work/hello-$arch") \
+    out=$(SAFEPOINT_TOOLS="$TOOLS" "$SP_TOP/platforms/toolchains/run" --config="$cfg" "$work/hello-$arch") \
       || die "the $arch program does not run under its emulator"
     [ "$out" = "toolchain ok with threads" ] || die "the $arch program printed '$out'"
     say "  $arch: $out"
-    "$here/../platforms/toolchains/cc-$arch" -O1 -fsanitize=fuzzer "$work/fuzz.cc" -o "$work/fuzz-$arch" \
+    "$SP_TOP/platforms/toolchains/cc" "$arch" -O1 -fsanitize=fuzzer "$work/fuzz.cc" -o "$work/fuzz-$arch" \
       || die "the $arch toolchain cannot link a libFuzzer target"
-    SAFEPOINT_TOOLS="$TOOLS" "$here/../platforms/toolchains/run-$arch" "$work/fuzz-$arch" -runs=200 -seed=1 \
+    SAFEPOINT_TOOLS="$TOOLS" "$SP_TOP/platforms/toolchains/run" --config="$cfg" "$work/fuzz-$arch" -runs=200 -seed=1 \
       >"$work/fuzz-$arch.log" 2>&1 || die "the $arch libFuzzer target failed: $(tail -n 3 "$work/fuzz-$arch.log")"
     grep -q "Done 200 runs" "$work/fuzz-$arch.log" || die "the $arch libFuzzer target did not finish its runs"
     say "  $arch: libFuzzer ok"
   done
-  touch "$TOOLS/.stamp-proved"
+  touch "$proved" "$TOOLS/.stamp-proved"
 fi
 say "ready: $TOOLS (versions in $TOOLS/versions.log)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test on every config: bazel test //... for amd64 (native),
-# amd64_qemu, arm64 and loong64 (under QEMU 10), then prints a summary per
-# config and a last line "N passed, N failed" that counts GoogleTest cases.
+# Runs every test on every config (each port's CONFIGS in platforms/NAME/port.env,
+# ports in platforms/PORTS order): bazel test //..., natively or under QEMU
+# 10, then prints a summary per config and a last line "N passed, N failed"
+# that counts GoogleTest cases.
 #
 #   ci/test.sh [--arch=amd64,arm64,...] [--matrix] [--targets='//a/... //b:c']
 #              [--logs=DIR] [-- extra bazel test flags]
@@ -12,7 +13,9 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-VALID=(amd64 amd64_qemu arm64 loong64)
+SP_TOP=$top
+. "$top/platforms/toolchains/ports.sh"
+mapfile -t VALID < <(sp_configs)
 configs=("${VALID[@]}")
 targets=("//...")
 matrix=
@@ -24,13 +27,9 @@ die() { echo "ci/test.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --arch=*)
-      IFS=, read -r -a configs <<<"${1#--arch=}"
-      [ ${#configs[@]} -gt 0 ] || die "--arch needs at least one of: ${VALID[*]}"
-      for c in "${configs[@]}"; do
-        ok=
-        for v in "${VALID[@]}"; do [ "$c" = "$v" ] && ok=1; done
-        [ -n "$ok" ] || die "unknown architecture '$c'; valid: ${VALID[*]}"
-      done ;;
+      ( sp_check_configs "${1#--arch=}" ) 2>&1 | sed 's/^/ci\/test.sh: /' >&2
+      [ "${PIPESTATUS[0]}" = 0 ] || exit 2
+      IFS=, read -r -a configs <<<"${1#--arch=}" ;;
     --matrix) matrix=--matrix ;;
     --targets=*) read -r -a targets <<<"${1#--targets=}" ;;
     --logs=*) logs=${1#--logs=} ;;
@@ -42,12 +41,13 @@ while [ $# -gt 0 ]; do
 done
 
 TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
-if [ ! -f "$TOOLS/.stamp-proved" ] || ! command -v bazel >/dev/null || ! command -v clang++-16 >/dev/null; then
+if [ ! -f "$TOOLS/.stamp-proved-$(sp_ports | tr '\n' '-')" ] || ! command -v bazel >/dev/null || ! command -v clang++-16 >/dev/null; then
   echo "ci/test.sh: tools missing; running ci/setup.sh"
   bash "$here/setup.sh" || die "setup failed"
 fi
 
 cd "$top" || exit 2
+sp_write_bazelrc || die "cannot write .bazelrc.ports"
 mkdir -p "$logs"
 start=$(date +%s)
 for c in "${configs[@]}"; do

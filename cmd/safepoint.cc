@@ -40,7 +40,7 @@ struct FlagDef {
 };
 // Every flag, once: name, default, help.
 constexpr FlagDef kFlags[] = {
-    {"arch", "", "the port this binary must be (amd64, arm64, loong64; amd64_qemu is amd64)", false},
+    {"arch", "", "the config this binary must run as (a port, or a config of one: see platforms/PORTS)", false},
     {"deadline", "1", "experiment: seconds a child may run before it counts as not preempted", false},
     {"omit-stack-check", "", "experiment: the mutation with no stack-check prologues", true},
     {"gomaxprocs", "1", "run: the number of Ps", false},
@@ -50,6 +50,32 @@ constexpr FlagDef kFlags[] = {
     {"mutate", "", "sweep: a mutation to show the sweep fails (skip-unsafe-point, skip-nosplit, no-restart, drop-register)",
      false},
 };
+
+struct SubcommandDef {
+  const char* name;
+  const char* usage;
+  const char* help;
+};
+// Every subcommand, once: name, usage line, what it does.
+constexpr SubcommandDef kSubcommands[] = {
+    {"experiment", "safepoint experiment [--deadline=S] [--omit-stack-check]",
+     "the chapter's 9.7.1 experiment on this port: three loops that never yield, each in a child process\n"
+     "with GOMAXPROCS=1, with asyncpreemptoff=1 and without; prints the chapter's six lines"},
+    {"sweep", "safepoint sweep [--program=FILE] [--runtimesecret] [--mutate=M]",
+     "preempts at every instruction of every function, one at a time, by armed delivery; fails on any\n"
+     "disagreement with the decision oracle or any change of the program's end state"},
+    {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] FILE", "runs a program description's main.main and prints its globals"},
+    {"help", "safepoint help | safepoint SUBCOMMAND --help", "prints this help"},
+};
+
+int SubcommandUsage(const SubcommandDef& c) {
+  printf("usage: %s [--arch=A]\n\n%s\n\nflags:\n", c.usage, c.help);
+  std::string prefix = std::string(c.name) + ":";
+  for (const FlagDef& d : kFlags)
+    if (std::string(d.help).rfind(prefix, 0) == 0 || std::string(d.name) == "arch")
+      printf("  --%-18s %s (default \"%s\")\n", d.name, d.help, d.def);
+  return 0;
+}
 
 int Usage(FILE* f) {
   fprintf(f,
@@ -106,9 +132,12 @@ bool ParseFlags(int argc, char** argv, int start, std::map<std::string, std::str
 
 bool CheckArch(const std::string& arch, std::string* err) {
   if (arch.empty()) return true;
-  std::string port = arch == "amd64_qemu" ? "amd64" : arch;
+  // A config of a port (amd64_qemu, say) is the port the runner says it is.
+  const char* config = getenv("SAFEPOINT_CONFIG");
+  const char* config_port = getenv("SAFEPOINT_ARCH");
+  std::string port = config && config_port && arch == config ? config_port : arch;
   if (!FindPort(port)) {
-    *err = "unknown architecture '" + arch + "'; valid: " + PortNames() + ", amd64_qemu";
+    *err = "unknown architecture '" + arch + "'; valid: " + PortNames() + " (and their configs)";
     return false;
   }
   if (port != NativePort().name) {
@@ -220,6 +249,10 @@ int Main(int argc, char** argv) {
     return ExperimentChild(argv[2], omit);
   }
   if (cmd == "help" || cmd == "--help" || cmd == "-h") return Usage(stdout);
+  for (const SubcommandDef& c : kSubcommands)
+    if (cmd == c.name)
+      for (int i = 2; i < argc; i++)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return SubcommandUsage(c);
   std::map<std::string, std::string> flags;
   std::vector<std::string> args;
   std::string err;
