@@ -10,12 +10,17 @@
 
 #include <gtest/gtest.h>
 
+#include "conformance/rules.h"
 #include "harness/scenario.h"
 #include "core/chapter.h"
 
 namespace safepoint::conformance {
 using namespace ::safepoint::harness;
 namespace {
+
+using Coop_9_7_3 = RuleTest;
+using Coop_9_7_6 = RuleTest;
+
 
 // Globals the spin programs use.
 constexpr int kStarted = 10;   // spin has started
@@ -86,7 +91,7 @@ bool Advances(Runtime& rt, int count, uint64_t n = 100) {
 // --- the sentinel -----------------------------------------------------------
 
 // 9.7.3: stackPreempt = uintptrMask & -1314, larger than any valid stack pointer.
-TEST(Coop_9_7_3, StackPreemptSentinel) {
+TEST_F(Coop_9_7_3, StackPreemptSentinel) {
   EXPECT_EQ(kStackPreempt, 0xfffffffffffffadeull);
   int local;
   EXPECT_GT(kStackPreempt, reinterpret_cast<uintptr_t>(&local));
@@ -103,7 +108,7 @@ TEST(Coop_9_7_3, StackPreemptSentinel) {
 // 9.7.3: setting stackguard0 to stackPreempt makes the next prologue check
 // fail; morestack reaches newstack, which sees a request and calls
 // gopreempt_m. The preemption happens in the callee's morestack path.
-TEST(Coop_9_7_3, PrologueCheckFailsOnRequest) {
+TEST_F(Coop_9_7_3, PrologueCheckFailsOnRequest) {
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     EXPECT_TRUE(RequestUntil(rt, SpinP(rt), [&] { return CountNow(rt, Ev::kPreemptSync) >= 1; }));
@@ -142,11 +147,11 @@ void ExpectNoSafePoint(const char* body) {
   EXPECT_EQ(o.Count(Ev::kPreemptSync, kFirstG), 0u);
 }
 
-TEST(Coop_9_7_3, LoopCallingSmallLeafHasNoSafePoint) { ExpectNoSafePoint(kCallLeaf); }
-TEST(Coop_9_7_3, LoopWithInlinedBodyHasNoSafePoint) { ExpectNoSafePoint(kInlined); }
+TEST_F(Coop_9_7_3, LoopCallingSmallLeafHasNoSafePoint) { ExpectNoSafePoint(kCallLeaf); }
+TEST_F(Coop_9_7_3, LoopWithInlinedBodyHasNoSafePoint) { ExpectNoSafePoint(kInlined); }
 
 // The negative twin: the same loop calling a non-leaf is preempted.
-TEST(Coop_9_7_3, LoopCallingNonLeafIsPreempted) {
+TEST_F(Coop_9_7_3, LoopCallingNonLeafIsPreempted) {
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
     for (int i = 0; i < 5; i++) {
@@ -209,24 +214,24 @@ void ExpectDeferral(const Region& r) {
     if (e.kind == Ev::kDeferred) EXPECT_EQ(e.reason, r.reason) << "the first failing condition is recorded";
 }
 
-TEST(Coop_9_7_3, NewstackDefersWhileMLocksHeldAndReleasemRearms) {
+TEST_F(Coop_9_7_3, NewstackDefersWhileMLocksHeldAndReleasemRearms) {
   ExpectDeferral({"acquirem", "releasem", Reason::kMLocks, true});
 }
-TEST(Coop_9_7_3, NewstackDefersWhileMallocing) {
+TEST_F(Coop_9_7_3, NewstackDefersWhileMallocing) {
   ExpectDeferral({"mallocing_begin", "mallocing_end", Reason::kMMallocing, false});
 }
-TEST(Coop_9_7_3, NewstackDefersUnderPreemptoff) {
+TEST_F(Coop_9_7_3, NewstackDefersUnderPreemptoff) {
   ExpectDeferral({"preemptoff_begin", "preemptoff_end", Reason::kMPreemptoff, false});
 }
 // In a system call the P is _Psyscall: the P-not-running condition comes
 // first in canPreemptM's order. Requests made meanwhile are skipped by
 // preemptone; exitsyscall re-arms the one that was pending.
-TEST(Coop_9_7_3, NewstackDefersInSyscallAndExitsyscallRearms) {
+TEST_F(Coop_9_7_3, NewstackDefersInSyscallAndExitsyscallRearms) {
   ExpectDeferral({"entersyscall", "exitsyscall", Reason::kPNotRunning, true});
 }
 
 // canPreemptM's conditions one at a time, in its order, on constructed state.
-TEST(Coop_9_7_3, CanPreemptMConditions) {
+RULE_TEST(Coop_9_7_3, CanPreemptMConditions, Reason::kNoCurg, Reason::kGSyscall) {
   P p;
   p.status = _Prunning;
   G g;
@@ -257,7 +262,7 @@ TEST(Coop_9_7_3, CanPreemptMConditions) {
 
 // 9.7.3: gopreempt_m shares goschedImpl with Gosched: the preempted G goes
 // to the global run queue, so a G on the P's local queue runs before it.
-TEST(Coop_9_7_3, GopreemptPutsGOnGlobalRunQueue) {
+TEST_F(Coop_9_7_3, GopreemptPutsGOnGlobalRunQueue) {
   std::atomic<bool> seen_in_global{false};
   std::atomic<int> callbacks{0};
   RuntimeOptions opts = CoopOptions();
@@ -301,7 +306,7 @@ func main.spin frame=16
 
 // --- preemptone's skip cases ---------------------------------------------
 
-TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
+TEST_F(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
   RuntimeOptions opts = CoopOptions();
   opts.settings.gomaxprocs = 2;
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [](Runtime& rt) {
@@ -323,7 +328,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAPWithoutM) {
   EXPECT_EQ(o.Requests(Source::kTest), 0u);
 }
 
-TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
+TEST_F(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
   std::atomic<int> result{-1};
   RuntimeOptions opts = CoopOptions();
   opts.hooks.callbacks.push_back([&](Runtime& rt, G* gp) { result = rt.preemptone(gp->m->p, Source::kTest); });
@@ -334,7 +339,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsItsOwnM) {
   EXPECT_EQ(o.Requests(Source::kTest), 0u);
 }
 
-TEST(Coop_9_7_6, PreemptoneSkipsAnMOnG0) {
+TEST_F(Coop_9_7_6, PreemptoneSkipsAnMOnG0) {
   RuntimeOptions opts = CoopOptions();
   opts.hooks.sysmon = false;
   Runtime rt(std::move(opts));
@@ -358,7 +363,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAnMOnG0) {
   EXPECT_EQ(g.stackguard0.load(), kStackPreempt);
 }
 
-TEST(Coop_9_7_6, PreemptoneSkipsAGoroutineInASyscall) {
+TEST_F(Coop_9_7_6, PreemptoneSkipsAGoroutineInASyscall) {
   std::string body = "  entersyscall\n" + Loop("loop", kCallNonleaf, kStop1, kCount1) + "  exitsyscall\n";
   Outcome o = RunScenario(SpinProgram(body), CoopOptions(), [](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return Started(rt); }));
@@ -376,7 +381,7 @@ TEST(Coop_9_7_6, PreemptoneSkipsAGoroutineInASyscall) {
 
 // 9.7.6: retake preempts the goroutine on a P whose scheduling tick has not
 // moved for forcePreemptNS (10 ms), measured on sysmon's (injected) clock.
-TEST(Coop_9_7_6, SysmonRetakesAfter10ms) {
+TEST_F(Coop_9_7_6, SysmonRetakesAfter10ms) {
   ManualClock clock;
   RuntimeOptions opts = CoopOptions();
   opts.hooks.sysmon = false;  // the test is sysmon, on its own clock
@@ -405,7 +410,7 @@ TEST(Coop_9_7_6, SysmonRetakesAfter10ms) {
 }
 
 // The real sysmon thread, on the real clock, preempts a loop calling a non-leaf.
-TEST(Coop_9_7_6, SysmonThreadPreemptsALongSlice) {
+TEST_F(Coop_9_7_6, SysmonThreadPreemptsALongSlice) {
   RuntimeOptions opts;  // sysmon on, real clock
   opts.settings.godebug = "asyncpreemptoff=1";
   Outcome o = RunScenario(SpinProgram(Loop("loop", kCallNonleaf, kStop1, kCount1)), std::move(opts), [](Runtime& rt) {
@@ -423,7 +428,7 @@ TEST(Coop_9_7_6, SysmonThreadPreemptsALongSlice) {
 
 // newstack tells growth from a request: a deep recursion grows the stack
 // (copying it) while requests keep arriving, and computes the right sum.
-TEST(Coop_9_7_3, StackGrowthStillWorksNextToPreemption) {
+TEST_F(Coop_9_7_3, StackGrowthStillWorksNextToPreemption) {
   constexpr int kDepth = 200;
   std::string prog = std::string(R"(
 func main.main
@@ -479,6 +484,14 @@ end
   EXPECT_GE(o.Count(Ev::kGrow, kFirstG), 5u) << "2 KiB grew past 64 KiB";
   EXPECT_GE(o.Count(Ev::kPreemptSync, kFirstG), 3u);
 }
+
+// The rules only the cooperative path can show have a registered test here.
+TEST(Catalogue, EveryCooperativeRuleHasARegisteredTest) {
+  for (const RuleEntry& e : Catalogue())
+    if (!e.async_reachable) EXPECT_FALSE(TestsOf(e.reason).empty()) << "no RULE_TEST for " << ReasonName(e.reason);
+}
+
+TEST(Catalogue, RulesMdNamesEveryRegisteredTest) { ExpectRulesMdNamesRegisteredTests(); }
 
 }  // namespace
 }  // namespace safepoint::conformance

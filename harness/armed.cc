@@ -68,9 +68,16 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err) {
   }
   // One armed instruction per runtime; an arm left in an earlier runtime
   // that never reached it (a sweep's "not reached") is simply replaced.
+  // (A destroyed runtime's successor at the same address is told apart by
+  // its code: the armed instruction still holds the breakpoint only in the
+  // runtime that armed it.)
+  const std::vector<uint8_t>& trap = NativePort().breakpoint;
   if (g_armed.rt.load() == &rt) {
-    *err = "arm: an instruction is armed already";
-    return false;
+    uint8_t cur[16] = {};
+    if (rt.ReadCode(g_armed.off, cur, g_armed.len) && memcmp(cur, trap.data(), trap.size()) == 0) {
+      *err = "arm: an instruction is armed already";
+      return false;
+    }
   }
   const FuncInfo* f = rt.table().Find(off);
   if (f == nullptr || !rt.table().IsBoundary(off)) {
