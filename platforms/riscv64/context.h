@@ -1,0 +1,51 @@
+// riscv64 signal context: glibc's mcontext_t mirrors the kernel's struct
+// sigcontext (arch/riscv/include/uapi/asm/sigcontext.h): struct
+// user_regs_struct (pc, then x1..x31: __gregs[32] with the PC at index 0),
+// then the F/D/Q state union (__fpregs; the V state, if any, would follow in
+// the kernel's extension area, which the pinned CPU never produces).
+// Compiled only into riscv64 binaries.
+#ifndef SAFEPOINT_PLATFORMS_RISCV64_CONTEXT_H_
+#define SAFEPOINT_PLATFORMS_RISCV64_CONTEXT_H_
+
+#include <ucontext.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "platforms/riscv64/port.h"
+
+namespace safepoint {
+
+struct Riscv64Context {
+  static const PortInfo& kPort;
+  // __gregs indices: REG_PC 0, RA 1, SP 2, and x27 (g) at 27.
+  static constexpr int kPc = 0, kRa = 1, kSp = 2, kG = 27;
+  static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[kPc]; }
+  static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[kSp]; }
+  static uintptr_t lr(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[kRa]; }
+  static uintptr_t greg(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[kG]; }
+  static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[kPc] = v; }
+  static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[kSp] = v; }
+  static void set_lr(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[kRa] = v; }
+  static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
+    // As Go's riscv64 pushCall: 8 bytes down, the old RA saved there, RA =
+    // the resume PC, PC = the target.
+    uintptr_t sp = Riscv64Context::sp(uc) - 8;
+    *reinterpret_cast<uintptr_t*>(sp) = lr(uc);
+    set_sp(uc, sp);
+    set_lr(uc, resume);
+    set_pc(uc, target);
+  }
+};
+inline const PortInfo& Riscv64Context::kPort = kRiscv64Port;
+static_assert(CheckSignalContext<Riscv64Context>::ok);
+static_assert(offsetof(mcontext_t, __gregs) == 0 && sizeof(mcontext_t::__gregs) == 32 * 8 &&
+                  offsetof(mcontext_t, __fpregs) == 32 * 8,
+              "mcontext_t must mirror the kernel's struct sigcontext: pc and x1..x31, then the FP state");
+static_assert(REG_PC == Riscv64Context::kPc && REG_RA == Riscv64Context::kRa && REG_SP == Riscv64Context::kSp,
+              "glibc's register indices");
+static_assert(offsetof(ucontext_t, uc_mcontext) % 16 == 0, "the kernel aligns the sigcontext to 16 bytes");
+
+}  // namespace safepoint
+
+#endif

@@ -1,0 +1,105 @@
+// The riscv64 port's data and probe encoder. Host-neutral: built for every target.
+#include "platforms/riscv64/port.h"
+
+#include "platforms/common/code_builder.h"
+
+namespace safepoint {
+namespace {
+
+// RV64I encodings used here (RISC-V unprivileged ISA, chapter 2/4; no
+// compressed instructions, so every instruction is 4 bytes):
+//   ADDI rd, rs1, imm12   imm<<20 | rs1<<15 | 0<<12 | rd<<7 | 0x13
+//   LD   rd, imm12(rs1)   imm<<20 | rs1<<15 | 3<<12 | rd<<7 | 0x03
+//   JALR rd, imm12(rs1)   imm<<20 | rs1<<15 | 0<<12 | rd<<7 | 0x67
+//   EBREAK                0x00100073
+constexpr uint32_t IType(uint32_t opcode, uint32_t f3, int rd, int rs1, int imm) {
+  return (uint32_t(imm) & 0xfff) << 20 | uint32_t(rs1) << 15 | f3 << 12 | uint32_t(rd) << 7 | opcode;
+}
+constexpr uint32_t Addi(int rd, int rs1, int imm) { return IType(0x13, 0, rd, rs1, imm); }
+constexpr uint32_t Ld(int rd, int rs1, int imm) { return IType(0x03, 3, rd, rs1, imm); }
+constexpr int kZero = 0, kRA = 1, kSP = 2, kA0 = 10;
+constexpr uint32_t kRet = IType(0x67, 0, kZero, kRA, 0);  // JALR zero, 0(ra)
+
+ProbeCode Counting(int n) {
+  CodeBuilder b;
+  b.insn32(Addi(kA0, kZero, 0));
+  for (int i = 0; i < n; i++) b.insn32(Addi(kA0, kA0, 1));
+  b.insn32(kRet);
+  return b.take();
+}
+
+ProbeCode PushCallPair() {
+  CodeBuilder b;
+  b.insn32(Addi(kA0, kZero, 2));  // first: a0 = 2
+  b.insn32(kRet);                 //        return through RA (the second)
+  uint32_t second = b.here();
+  b.insn32(Addi(kA0, kA0, 40));   // second: a0 += 40
+  b.insn32(Ld(kRA, kSP, 0));      //         RA = [sp]; sp += 8 (undo push_call)
+  b.insn32(Addi(kSP, kSP, 8));
+  b.insn32(kRet);
+  ProbeCode c = b.take();
+  c.insns = {0, second};
+  return c;
+}
+
+// asyncPreempt's frame, from the SP it leaves (offsets upward):
+//   0         the resume PC (RA at entry; private to the printer)
+//   8..200    x5..x26, x28..x30: every register but zero, RA, SP, GP, TP,
+//             g (x27) and REGTMP (x31), as Go's preempt_riscv64.s
+//   208       fcsr (frm and fflags)
+//   216       REGTMP (x31; private to the printer, see mkpreempt.cc)
+//   224       padding
+// It allocates 232 bytes below the 8 pushCall took (the interrupted RA), so
+// SP stays 16-byte aligned. The FP registers go to the P's scratch area:
+// f(2k) and f(2k+1) at 16k and 16k+8, one 16-byte entry per pair (the
+// port's "vector register" k of vfill/vdump; see README.md). The pinned
+// CPU (rv64) has no V extension: there is no vector state to save.
+constexpr uint32_t kRiscv64GprBase = 8, kRiscv64FcsrOff = 208, kRiscv64Alloc = 232;
+
+std::vector<SavedReg> Riscv64SavedRegs() {
+  static const char* const gprs[] = {"x5",  "x6",  "x7",  "x8",  "x9",  "x10", "x11", "x12", "x13",
+                                     "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22",
+                                     "x23", "x24", "x25", "x26", "x28", "x29", "x30"};
+  static const char* const fpairs[] = {"f0/f1",   "f2/f3",   "f4/f5",   "f6/f7",   "f8/f9",   "f10/f11",
+                                       "f12/f13", "f14/f15", "f16/f17", "f18/f19", "f20/f21", "f22/f23",
+                                       "f24/f25", "f26/f27", "f28/f29", "f30/f31"};
+  std::vector<SavedReg> v;
+  uint32_t off = kRiscv64GprBase;
+  for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
+  v.push_back({"fcsr", SavedReg::kFlags, kRiscv64FcsrOff, 8});
+  for (int k = 0; k < 16; k++) v.push_back({fpairs[k], SavedReg::kVector, 16u * k, 16});
+  return v;
+}
+static_assert(kRiscv64GprBase + 8 * 25 == kRiscv64FcsrOff);
+static_assert(kRiscv64Alloc % 16 == 8, "with pushCall's 8 bytes the frame keeps SP 16-byte aligned");
+
+}  // namespace
+
+const PortInfo kRiscv64Port = {
+    .name = "riscv64",
+    .elf_machine = 243,  // EM_RISCV
+    .uname_machine = "riscv64",
+    .qemu_binary = "qemu-riscv64",
+    .qemu_cpu = "rv64",
+    .capabilities = kCapAsyncPreemption | kCapLinkRegister,
+    .insn_align = 4,
+    .insn_max_len = 4,
+    .breakpoint = {0x73, 0x00, 0x10, 0x00},  // EBREAK
+    .pc_after_trap = 0,
+    .sp_reg = "X2",
+    .g_reg = "X27",
+    .link_reg = "X1",
+    .regtmp_reg = "X31",
+    .saved_regs = Riscv64SavedRegs(),
+    // As platforms/riscv64/lower.cc's kRegs.
+    .ir_regs = {"x10", "x9", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20"},
+    .async_frame = kRiscv64Alloc + 8,
+    .xscratch_bytes = 256,
+    .xscratch_bytes_simd = 256,
+    .pushcall_bytes = 8,
+    .mcall_frame = 0,
+    .counting = Counting,
+    .pushcall_pair = PushCallPair,
+};
+
+}  // namespace safepoint
