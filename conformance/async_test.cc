@@ -664,7 +664,9 @@ TEST_F(Async_9_7_6, StopTheWorldStopsCallFreeLoops) {
   size_t stw_requests = 0;
   for (const Event& e : o.events) {
     if (e.kind == Ev::kSTWDone) break;
-    if (e.kind == Ev::kRequest) EXPECT_EQ(e.source, Source::kPreemptAll), stw_requests++;
+    if (e.kind != Ev::kRequest) continue;
+    EXPECT_EQ(e.source, Source::kPreemptAll);
+    stw_requests++;
   }
   EXPECT_GE(stw_requests, 1u) << "preemptall requested at least one preemption before the world stopped";
 }
