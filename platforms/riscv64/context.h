@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "platforms/riscv64/port.h"
 
@@ -19,6 +20,9 @@ namespace safepoint {
 struct Riscv64Context {
   static const PortInfo& kPort;
   // __gregs indices: REG_PC 0, RA 1, SP 2, and x27 (g) at 27.
+  // No tier of this port needs a CPU feature (README.md, "Vector state";
+  // hwcap_native_test.cc checks the pinned CPU has no V).
+  static bool cpu_has(std::string_view) { return false; }
   static constexpr int kPc = 0, kRa = 1, kSp = 2, kG = 27;
   static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[kPc]; }
   static uintptr_t sp(const ucontext_t* uc) { return uc->uc_mcontext.__gregs[kSp]; }
@@ -39,6 +43,8 @@ struct Riscv64Context {
 };
 inline const PortInfo& Riscv64Context::kPort = kRiscv64Port;
 static_assert(CheckSignalContext<Riscv64Context>::ok);
+// This header is the native port's when //platforms:native selects riscv64.
+using NativeContext = Riscv64Context;
 static_assert(offsetof(mcontext_t, __gregs) == 0 && sizeof(mcontext_t::__gregs) == 32 * 8 &&
                   offsetof(mcontext_t, __fpregs) == 32 * 8,
               "mcontext_t must mirror the kernel's struct sigcontext: pc and x1..x31, then the FP state");

@@ -495,4 +495,6 @@ class Riscv64Lowerer final : public Lowerer {
 
 std::unique_ptr<Lowerer> NewRiscv64Lowerer() { return std::make_unique<Riscv64Lowerer>(); }
 
+SAFEPOINT_REGISTER_LOWERER("riscv64", NewRiscv64Lowerer);
+
 }  // namespace safepoint

@@ -414,7 +414,7 @@ end
 // and addi over the emitted words (decoded from the encoding, independently
 // of objdump) must leave exactly the value in the register, for movi of
 // edge and random 64-bit values and for addresses up to 2^47.
-uint64_t Run(const std::vector<uint8_t>& code, uint32_t from, uint32_t to, int reg) {
+uint64_t Interpret(const std::vector<uint8_t>& code, uint32_t from, uint32_t to, int reg) {
   uint64_t x[32] = {};
   for (uint32_t at = from; at < to; at += 4) {
     uint32_t w = code[at] | code[at + 1] << 8 | code[at + 2] << 16 | uint32_t(code[at + 3]) << 24;
@@ -466,7 +466,7 @@ TEST(Riscv64Lower, ConstantChainsComputeTheirValue) {
     uint32_t n = (f->end - f->entry) / 4 - 1;  // without the ret
     bool small = static_cast<int64_t>(v) >= INT32_MIN && static_cast<int64_t>(v) <= INT32_MAX;
     EXPECT_TRUE(small ? n <= 2 : n == 8) << std::hex << v << ": " << n << " instructions";
-    EXPECT_EQ(Run(e.code, f->entry, f->end - 4, 9), v) << "movi 0x" << std::hex << v;  // r1 is s1 (x9)
+    EXPECT_EQ(Interpret(e.code, f->entry, f->end - 4, 9), v) << "movi 0x" << std::hex << v;  // r1 is s1 (x9)
   }
   // Addresses: the globals' base anywhere below 2^47 (a user address),
   // through the six-instruction chain whose last instruction is the load.
@@ -485,7 +485,7 @@ TEST(Riscv64Lower, ConstantChainsComputeTheirValue) {
                   uint32_t(e.code[f->entry + 23]) << 24;
     ASSERT_EQ(ld & 0x707f, 0x3003u) << "ld";
     ASSERT_EQ((ld >> 15) & 31, 31u) << "through REGTMP";
-    uint64_t addr = Run(e.code, f->entry, f->entry + 20, 31) + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(ld) >> 20));
+    uint64_t addr = Interpret(e.code, f->entry, f->entry + 20, 31) + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(ld) >> 20));
     EXPECT_EQ(addr, base + 40) << std::hex << base;
   }
 }

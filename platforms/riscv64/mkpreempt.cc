@@ -1,4 +1,5 @@
-// The riscv64 asyncPreempt printer (see platforms/mkpreempt.cc).
+// How the riscv64 assembler spells asyncPreempt's steps; the walk is
+// platforms/mkpreempt.cc.
 //
 // Entered through pushCall: RA = the resume PC, the interrupted RA at 0(SP).
 // The frame (platforms/riscv64/port.cc) holds the resume PC at 0, then the
@@ -42,54 +43,57 @@ void Vector(bool store, const SavedReg& r) {
   if (!hi.empty()) printf("\t%s %s, P_XSCRATCH+%u(x5)\n", op, hi.c_str(), r.offset + 8);
 }
 
-void Riscv64Function(const PortInfo& p, const char* name, std::string_view drop = {}) {
-  uint32_t alloc = p.async_frame - p.pushcall_bytes;  // pushCall's 8 bytes are already below SP
-  printf("\t.globl %s\n\t.type %s, @function\n\t.p2align 2\n%s:\n", name, name, name);
-  printf("\taddi sp, sp, -%u\n", alloc);
-  printf("\tsd ra, 0(sp)\n");  // the resume PC
-  if (kJumpThroughT0) printf("\tsd x31, %u(sp)\n", kRegtmpOff);
-  for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kGeneral && r.name != drop)
-      printf("\tsd %s, %u(sp)\n", std::string(r.name).c_str(), r.offset);
-  // x5 is saved now: free as a temporary.
-  for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kFlags) printf("\tcsrr x5, %s\n\tsd x5, %u(sp)\n", std::string(r.name).c_str(), r.offset);
-  printf("\tld x5, G_M(x27)\n\tld x5, M_P(x5)\n");
-  // fsd/fld reach 12 signed bits from the P.
-  printf("\t.if P_XSCRATCH + %u > 2048\n\t.error \"P_XSCRATCH beyond fsd's reach\"\n\t.endif\n", p.xscratch_bytes);
-  for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kVector) Vector(true, r);
-  // sp_mcall records sched.pc = RA (the next instruction), sched.sp = SP.
-  printf("\tlla a0, sp_asyncpreempt2_g0\n\tcall sp_mcall\n");
-  // Resumed here, perhaps on another M and P.
-  printf("\tld x5, G_M(x27)\n\tld x5, M_P(x5)\n");
-  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
-    if (it->kind == SavedReg::kVector) Vector(false, *it);
-  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
-    if (it->kind == SavedReg::kFlags) printf("\tld x5, %u(sp)\n\tcsrw %s, x5\n", it->offset, std::string(it->name).c_str());
-  for (auto it = p.saved_regs.rbegin(); it != p.saved_regs.rend(); ++it)
-    if (it->kind == SavedReg::kGeneral && it->name != drop && !(kJumpThroughT0 && it->name == "x5"))
-      printf("\tld %s, %u(sp)\n", std::string(it->name).c_str(), it->offset);
-  if (kJumpThroughT0) {
-    printf("\tld x31, %u(sp)\n\tld x5, 0(sp)\n", kRegtmpOff);  // REGTMP; the resume PC
-  } else {
-    printf("\tld x31, 0(sp)\n");  // the resume PC, in REGTMP (as Go)
+std::string S(std::string_view v) { return std::string(v); }
+
+class Riscv64Spelling : public PreemptSpelling {
+ public:
+  const PortInfo& port() const override { return kRiscv64Port; }
+  uint32_t alloc() const { return kRiscv64Port.async_frame - kRiscv64Port.pushcall_bytes; }
+  void Enter(const std::string& n) override {
+    printf("\t.option norvc\n\t.globl %s\n\t.type %s, @function\n\t.p2align 2\n%s:\n", n.c_str(), n.c_str(), n.c_str());
+    printf("\taddi sp, sp, -%u\n", alloc());  // pushCall's 8 bytes are already below SP
+    printf("\tsd ra, 0(sp)\n");                // the resume PC
+    if (kJumpThroughT0) printf("\tsd x31, %u(sp)\n", kRegtmpOff);
   }
-  printf("\tld ra, %u(sp)\n", alloc);  // the interrupted RA, from pushCall's slot
-  printf("\taddi sp, sp, %u\n", p.async_frame);
-  printf("\tjr %s\n", kJumpThroughT0 ? "x5" : "x31");
-  printf("\t.size %s, .-%s\n\n", name, name);
-}
+  void SaveGenerals(const Regs& regs) override {
+    for (const SavedReg* r : regs) printf("\tsd %s, %u(sp)\n", S(r->name).c_str(), r->offset);
+  }
+  // x5 is saved by now: free as a temporary.
+  void SaveFlags(const SavedReg& r) override { printf("\tcsrr x5, %s\n\tsd x5, %u(sp)\n", S(r.name).c_str(), r.offset); }
+  void LoadScratchBase() override {
+    printf("\tld x5, G_M(x27)\n\tld x5, M_P(x5)\n");
+    // fsd/fld reach 12 signed bits from the P.
+    printf("\t.if P_XSCRATCH + %u > 2048\n\t.error \"P_XSCRATCH beyond fsd's reach\"\n\t.endif\n",
+           kRiscv64Port.tiers.back().scratch_bytes);
+  }
+  void SaveVectors(const Regs& regs) override {
+    for (const SavedReg* r : regs) Vector(true, *r);
+  }
+  // sp_mcall records sched.pc = RA (the next instruction), sched.sp = SP.
+  void CallAsyncPreempt2() override { printf("\tlla a0, sp_asyncpreempt2_g0\n\tcall sp_mcall\n"); }
+  void RestoreVectors(const Regs& regs) override {
+    for (const SavedReg* r : regs) Vector(false, *r);
+  }
+  void RestoreFlags(const SavedReg& r) override { printf("\tld x5, %u(sp)\n\tcsrw %s, x5\n", r.offset, S(r.name).c_str()); }
+  void RestoreGenerals(const Regs& regs) override {
+    for (const SavedReg* r : regs)
+      if (!(kJumpThroughT0 && r->name == "x5")) printf("\tld %s, %u(sp)\n", S(r->name).c_str(), r->offset);
+  }
+  void Leave(const std::string& n) override {
+    if (kJumpThroughT0) {
+      printf("\tld x31, %u(sp)\n\tld x5, 0(sp)\n", kRegtmpOff);  // REGTMP; the resume PC
+    } else {
+      printf("\tld x31, 0(sp)\n");  // the resume PC, in REGTMP (as Go)
+    }
+    printf("\tld ra, %u(sp)\n", alloc());  // the interrupted RA, from pushCall's slot
+    printf("\taddi sp, sp, %u\n", kRiscv64Port.async_frame);
+    printf("\tjr %s\n", kJumpThroughT0 ? "x5" : "x31");
+    printf("\t.size %s, .-%s\n\n", n.c_str(), n.c_str());
+  }
+};
+
+std::unique_ptr<PreemptSpelling> NewRiscv64Spelling() { return std::make_unique<Riscv64Spelling>(); }
+SAFEPOINT_REGISTER_PREEMPT_SPELLING("riscv64", NewRiscv64Spelling);
 
 }  // namespace
-
-void PrintPreemptRiscv64() {
-  PrintPreemptBanner("riscv64");
-  printf("\t.option norvc\n\t.text\n");
-  // The pinned rv64 CPU has no V extension: the simd variant saves the same state.
-  Riscv64Function(kRiscv64Port, "sp_asyncPreempt");
-  Riscv64Function(kRiscv64Port, "sp_asyncPreempt_simd");
-  Riscv64Function(kRiscv64Port, "sp_asyncPreempt_drop1", kRiscv64Port.ir_regs[3]);
-}
-
 }  // namespace safepoint

@@ -2,6 +2,7 @@
 #include "platforms/riscv64/port.h"
 
 #include "platforms/common/code_builder.h"
+#include "platforms/riscv64/facts.h"
 
 namespace safepoint {
 namespace {
@@ -76,11 +77,11 @@ static_assert(kRiscv64Alloc % 16 == 8, "with pushCall's 8 bytes the frame keeps 
 }  // namespace
 
 const PortInfo kRiscv64Port = {
-    .name = "riscv64",
-    .elf_machine = 243,  // EM_RISCV
-    .uname_machine = "riscv64",
-    .qemu_binary = "qemu-riscv64",
-    .qemu_cpu = "rv64",
+    .name = facts::kName,
+    .elf_machine = facts::kElfMachine,
+    .uname_machine = facts::kUnameMachine,
+    .qemu_binary = facts::kQemu,
+    .qemu_cpu = facts::kQemuCpu,
     .capabilities = kCapAsyncPreemption | kCapLinkRegister,
     .insn_align = 4,
     .insn_max_len = 4,
@@ -94,12 +95,21 @@ const PortInfo kRiscv64Port = {
     // As platforms/riscv64/lower.cc's kRegs.
     .ir_regs = {"x10", "x9", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20"},
     .async_frame = kRiscv64Alloc + 8,
-    .xscratch_bytes = 256,
-    .xscratch_bytes_simd = 256,
+    // F0-F31 in the P's scratch area; no wider tier: the pinned rv64 CPU has
+    // no V extension, and asyncPreempt saves no RVV state (README.md).
+    .tiers = {{"base", 256, false, ""}},
     .pushcall_bytes = 8,
     .mcall_frame = 0,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
+    // The stack check: LD 16(g), X6; BLTU X6, SP (an ADDI first for large
+    // frames). REGTMP expansions (addresses: 6 instructions, the last 20
+    // bytes after the first) are restartable sequences, as on arm64 and
+    // loong64 (Go's riscv64 assembler marks them unsafe instead: README.md).
+    .model = {.has_regtmp = true, .check_insns_small = 2, .check_insns_big = 3, .addi_imm_bits = 12,
+              .max_sequence_bytes = 20},
+    .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
+SAFEPOINT_REGISTER_PORT(kRiscv64Port);
 
 }  // namespace safepoint
