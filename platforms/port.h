@@ -83,8 +83,8 @@ struct PortModel {
   // The signed immediate width of an add-immediate: a larger `addi` operand
   // is expanded through REGTMP (12 bits on arm64 and loong64).
   int addi_imm_bits;
-  // The longest restartable sequence, in bytes: a restart rewinds at most
-  // this far from the interrupted PC.
+  // How far the last instruction of a restartable sequence may start after
+  // its first, in bytes: a restart rewinds at most this far.
   uint32_t max_sequence_bytes;
 };
 
