@@ -23,6 +23,7 @@
 
 #include "harness/armed.h"
 #include "harness/scenario.h"
+#include "oracle/save_area.h"
 #include "conformance/rules.h"
 #include "platforms/emitter.h"
 #include "platforms/native.h"
@@ -508,32 +509,9 @@ void ExpectSaveArea(bool simd) {
     inspections++;
     rt_tier = rt.xstate_tier();
     const uint8_t* frame = reinterpret_cast<const uint8_t*>(gp->sched.sp);
-    for (size_t i = 0; i < port.ir_regs.size(); i++) {
-      for (const SavedReg& r : port.saved_regs) {
-        if (r.name != port.ir_regs[i] || r.kind != SavedReg::kGeneral) continue;
-        uint64_t v;
-        memcpy(&v, frame + r.offset, 8);
-        if (v != static_cast<uint64_t>(kSeed + static_cast<int64_t>(i))) frame_bad.push_back(std::string(r.name));
-      }
-    }
-    for (const SavedReg& r : port.saved_regs) {
-      if (r.kind == SavedReg::kFlags && r.name == port.setflags_reg) {
-        uint64_t v;
-        memcpy(&v, frame + r.offset, 8);
-        if ((v & port.setflags_mask) != (kFlags & port.setflags_mask)) frame_bad.push_back(std::string(r.name));
-      }
-      // vfill writes the low 128 bits of each vector register (mask
-      // registers, narrower, hold nothing vfill set).
-      if (r.kind == SavedReg::kVector && r.tier == rt_tier && r.size >= 16) {
-        // vfill writes the low 128 bits of each vector register.
-        int idx = static_cast<int>(r.offset / r.size);
-        uint64_t lo, hi;
-        memcpy(&lo, gp->xstate.get() + r.offset, 8);
-        memcpy(&hi, gp->xstate.get() + r.offset + 8, 8);
-        if (lo != VectorPattern(kVSeed, idx, 0) || hi != VectorPattern(kVSeed, idx, 1))
-          x_bad.push_back(std::string(r.name));
-      }
-    }
+    oracle::TrapState want{kSeed, kVSeed, static_cast<uint64_t>(kFlags)};
+    for (const std::string& r : oracle::CheckFrame(port, frame, want)) frame_bad.push_back(r);
+    for (const std::string& r : oracle::CheckExtendedState(port, rt_tier, gp->xstate.get(), want)) x_bad.push_back(r);
   };
   std::string body = "  fillregs " + std::to_string(kSeed) + "\n  vfill " + std::to_string(kVSeed) +
                      "\n  setflags " + std::to_string(kFlags) + "\ntarget:\n  mov r0, r0\n  dumpregs 20\n"

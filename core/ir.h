@@ -103,6 +103,15 @@ enum class Op : uint8_t {
 constexpr int kVDumpAreas = 4;
 constexpr int kVDumpBytes = 1024;  // one vector dump area: every vector register
 
+// The pattern `vfill SEED` puts in byte `byte` of vector register `reg`;
+// every Lowerer, the tests and the save-area oracle use this one definition.
+inline uint64_t VectorPattern(int64_t seed, int reg, int half) {
+  uint64_t x = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(reg) * 0x100000001B3ull +
+               static_cast<uint64_t>(half) * 0xC2B2AE3D27D4EB4Full;
+  x ^= x >> 29;
+  return x * 0xBF58476D1CE4E5B9ull;
+}
+
 struct Insn {
   Op op;
   int rd = -1;

@@ -116,14 +116,7 @@ class Asm {
 
 using ir::kVDumpBytes;
 
-// The pattern `vfill SEED` puts in byte `byte` of vector register `reg`;
-// every Lowerer and the tests use this one definition.
-inline uint64_t VectorPattern(int64_t seed, int reg, int half) {
-  uint64_t x = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(reg) * 0x100000001B3ull +
-               static_cast<uint64_t>(half) * 0xC2B2AE3D27D4EB4Full;
-  x ^= x >> 29;
-  return x * 0xBF58476D1CE4E5B9ull;
-}
+using ir::VectorPattern;  // what `vfill SEED` puts in each vector register (core/ir.h)
 
 // The flags `setflags IMM` may set, per port, are the port's business: on
 // amd64 only the arithmetic flags (CF PF AF ZF SF OF), never DF or TF.
