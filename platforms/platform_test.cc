@@ -117,12 +117,16 @@ TEST(Platform, RunsOnTheConfiguredArchitecture) {
   ASSERT_EQ(uname(&u), 0);
   EXPECT_EQ(std::string(u.machine), want.uname_machine) << "uname -m from inside";
 
-  // Emulated configs run under the port's QEMU; the native one under none.
+  // Emulated configs run under the port's QEMU; native ones under none. The
+  // mode comes from the port's CONFIGS through the build's test env, the
+  // emulator from the runner: the two must agree.
   const char* config = getenv("SAFEPOINT_CONFIG");
+  const char* mode = getenv("SAFEPOINT_CONFIG_MODE");
   const char* emu = getenv("SAFEPOINT_EMULATOR");
   ASSERT_NE(config, nullptr);
+  ASSERT_NE(mode, nullptr) << "SAFEPOINT_CONFIG_MODE is not set: run through bazel test --config=<config>";
   ASSERT_NE(emu, nullptr) << "not started through a platforms/toolchains runner";
-  if (std::string(config) == "amd64") {
+  if (std::string(mode) == "native") {
     EXPECT_STREQ(emu, "");
   } else {
     EXPECT_NE(std::string(emu).find(std::string(want.qemu_binary)), std::string::npos) << emu;
@@ -213,7 +217,7 @@ TEST(Platform, SignalContextRewritesPcSpAndLinkRegister) {
   if (port.has(kCapLinkRegister)) {
     EXPECT_EQ(g_redirect.after_lr, g_redirect.second);
     EXPECT_NE(g_redirect.seen_lr, 0u) << "a call from C leaves its return address in the link register";
-    EXPECT_EQ(g_redirect.after_sp, g_redirect.seen_sp - (port.name == "arm64" ? 16 : 8));
+    EXPECT_EQ(g_redirect.after_sp, g_redirect.seen_sp - port.pushcall_bytes) << "pushCall's bytes, as the port declares";
   } else {
     EXPECT_EQ(g_redirect.after_sp, g_redirect.seen_sp - 8);
   }

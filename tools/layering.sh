@@ -9,9 +9,10 @@
 #  - oracle/ never includes the emitter's tables (core/functab.h,
 #    platforms/emitter.h, a port's lower.h): the decision oracle rebuilds
 #    them from the program;
-#  - runtime/, harness/, oracle/ and conformance/ never name a port (an
-#    entry of platforms/PORTS in quotes) or test a compiler's architecture
-#    macro: what differs per port is the port's data.
+#  - runtime/, harness/, oracle/, conformance/, cmd/ and the shared files
+#    of platforms/ (all but the port folders) never name a port (an entry of
+#    platforms/PORTS in quotes) or test a compiler's architecture macro:
+#    what differs per port is the port's data.
 set -uo pipefail
 tree=${1:-$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)}
 cd "$tree" || exit 2
@@ -51,7 +52,8 @@ ports=${ports%|}
 macros='__x86_64__|__amd64__|__aarch64__|__arm__|__loongarch|__riscv|__i386__|__powerpc|__s390'
 while IFS= read -r hit; do
   report "names an architecture: $hit"
-done < <(find runtime harness oracle conformance \( -name '*.h' -o -name '*.cc' \) 2>/dev/null | sort |
+done < <({ find runtime harness oracle conformance cmd platforms/common \( -name '*.h' -o -name '*.cc' \) 2>/dev/null
+           find platforms -maxdepth 1 \( -name '*.h' -o -name '*.cc' \) 2>/dev/null; } | sort |
            xargs -r grep -nE "\"($ports)\"|($macros)" 2>/dev/null)
 [ $bad = 0 ] && echo "layering: ok ($(find core platforms runtime harness oracle conformance fuzz cmd -name '*.cc' -o -name '*.h' 2>/dev/null | wc -l) files)"
 exit $bad

@@ -71,8 +71,10 @@ sp_bazelrc() {
   for p in $(sp_ports); do
     sp_port_env "$p" || return 1
     for c in $P_CONFIGS; do
+      local mode=${c#*:}
       c=${c%%:*}
       echo "build:$c --platforms=//platforms:$p"
+      echo "build:$c --test_env=SAFEPOINT_CONFIG_MODE=$mode"
       echo "build:$c --platform_suffix=$p"
       echo "build:$c --test_env=SAFEPOINT_CONFIG=$c"
       echo "build:$c --test_env=SAFEPOINT_CONFIG_ARCH=$p"
