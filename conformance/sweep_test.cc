@@ -45,7 +45,8 @@ TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
                            "unsafe-point"})
     EXPECT_GT(r.refused[rule], 0u) << rule << " never refused: " << r.Summary();
   EXPECT_GT(r.restarted_at_entry, 0u);
-  if (!NativePort().regtmp_reg.empty()) EXPECT_GT(r.restarted, 0u) << "REGTMP sequences restart: " << r.Summary();
+  if (NativePort().model.regtmp_restartable)
+    EXPECT_GT(r.restarted, 0u) << "REGTMP sequences restart: " << r.Summary();
 }
 
 TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
@@ -78,7 +79,8 @@ TEST(Sweep, CatchesARegisterNotSaved) {
 }
 TEST(Sweep, CatchesARestartNotRewound) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
-  if (NativePort().regtmp_reg.empty()) GTEST_SKIP() << "port " << NativePort().name << " has no REGTMP, so no restarts";
+  if (!NativePort().model.regtmp_restartable)
+    GTEST_SKIP() << "port " << NativePort().name << " declares no restartable sequences (PortModel::regtmp_restartable)";
   // asyncPreempt leaves the resume PC in REGTMP, as Go's does, so resuming
   // in place inside a sequence may load or store through a code address and
   // fault: run the sweep in a child, and count a crash as caught too.

@@ -29,6 +29,8 @@
 
 #include <ucontext.h>
 
+#include "core/ir.h"
+
 namespace safepoint {
 
 // Machine code with the offsets of its instruction boundaries.
@@ -72,6 +74,14 @@ struct XTier {
   std::string_view cpu_feature;  // "" or a feature the native port's cpu_has() must report
 };
 
+constexpr uint64_t OpBit(ir::Op op) { return uint64_t(1) << static_cast<int>(op); }
+// The operations Go's arm64 and loong64 assemblers expand through REGTMP in
+// this harness's lowerings: addresses of globals and dump areas, large
+// constants.
+constexpr uint64_t kRegtmpAddressOps = OpBit(ir::Op::kLdGlobal) | OpBit(ir::Op::kStGlobal) |
+                                       OpBit(ir::Op::kDumpRegs) | OpBit(ir::Op::kFlagsDump) |
+                                       OpBit(ir::Op::kAddi) | OpBit(ir::Op::kMuli);
+
 // The facts about a port the decision oracle may know (oracle/), declared
 // apart from the lowerer that emits code by them: the shape of the
 // stack-check prologue Go's assembler emits, and whether the assembler has a
@@ -83,6 +93,14 @@ struct PortModel {
   // The signed immediate width of an add-immediate: a larger `addi` operand
   // is expanded through REGTMP (12 bits on arm64 and loong64).
   int addi_imm_bits;
+  // How the port's assembler treats an IR operation it expands through
+  // REGTMP: as a restartable sequence (Go's arm64 and loong64 assemblers) or
+  // as an unsafe point (Go's riscv64 assembler marks every instruction that
+  // uses REGTMP unsafe and has no restartable sequences).
+  bool regtmp_restartable;
+  // The IR operations the port expands through REGTMP (bit ir::Op; `addi`
+  // only beyond addi_imm_bits), as its assembler would.
+  uint64_t regtmp_ops;
   // How far the last instruction of a restartable sequence may start after
   // its first, in bytes: a restart rewinds at most this far.
   uint32_t max_sequence_bytes;

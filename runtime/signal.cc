@@ -178,7 +178,7 @@ Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t 
   for (const FuncInfo::Restart& r : f->restarts) {
     if (off < r.lo || off >= r.hi) continue;
     uintptr_t start = code_->base() + r.lo;
-    if (start == 0 || start > pc || pc - start > 20) Throw("bad restart PC");
+    if (start == 0 || start > pc || pc - start > NativePort().model.max_sequence_bytes) Throw("bad restart PC");
     return AsyncDecision{true, opts_.mutations.no_restart ? pc : start, Reason::kNone};
   }
   return AsyncDecision{true, pc, Reason::kNone};

@@ -89,7 +89,8 @@ const PortInfo kAmd64Port = {
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: CMPQ SP, 16(R14); JLS (a LEAQ first for large frames). No REGTMP.
-    .model = {.has_regtmp = false, .check_insns_small = 2, .check_insns_big = 3, .addi_imm_bits = 32, .max_sequence_bytes = 0},
+    .model = {.has_regtmp = false, .check_insns_small = 2, .check_insns_big = 3, .addi_imm_bits = 32,
+              .regtmp_restartable = false, .regtmp_ops = 0, .max_sequence_bytes = 0},
     .setflags_reg = "rflags",
     .setflags_mask = 0x8D5,
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},

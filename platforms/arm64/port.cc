@@ -94,7 +94,9 @@ const PortInfo kArm64Port = {
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: MOVD 16(g), R16; CMP R16, RSP; BLS (a SUB first for large frames).
-    .model = {.has_regtmp = true, .check_insns_small = 3, .check_insns_big = 4, .addi_imm_bits = 12, .max_sequence_bytes = 20},
+    .model = {.has_regtmp = true, .check_insns_small = 3, .check_insns_big = 4, .addi_imm_bits = 12,
+              .regtmp_restartable = true, .regtmp_ops = kRegtmpAddressOps | OpBit(ir::Op::kVDump),
+              .max_sequence_bytes = 20},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
 SAFEPOINT_REGISTER_PORT(kArm64Port);

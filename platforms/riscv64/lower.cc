@@ -191,24 +191,19 @@ void AddImm(Asm& a, int rd, int rs, int32_t imm, int tmp) {
   }
 }
 
-// One IR operation expanded through REGTMP: a preemption inside resumes at
-// its first instruction, which recomputes REGTMP. Every such sequence writes
-// its IR destination (or memory) with its last instruction only.
-// In a function marked restartatentry no sequence is recorded: a
-// preemption anywhere in it resumes at the entry, which recomputes REGTMP
-// too (the oracle's order: the function's mark over the sequence's).
-class Restartable {
+// One IR operation expanded through REGTMP. Go's riscv64 assembler marks
+// every instruction that uses REGTMP as an unsafe point and has no
+// restartable sequences (obj.MarkUnsafePoints with no isRestartable), so the
+// whole expansion is an unsafe region, in every function (restartatentry
+// ones too: the unsafe point is checked first). The model facts in port.cc
+// (regtmp_restartable = false, regtmp_ops) say the same to the oracle.
+class RegtmpSequence {
  public:
-  Restartable(Asm& a, const FuncCtx& ctx) : a_(a), on_(!(ctx.fn && ctx.fn->restart_at_entry)) {
-    if (on_) a_.BeginRegion(Asm::kRestartable);
-  }
-  ~Restartable() {
-    if (on_) a_.EndRegion();
-  }
+  RegtmpSequence(Asm& a, const FuncCtx&) : a_(a) { a_.BeginRegion(Asm::kUnsafe); }
+  ~RegtmpSequence() { a_.EndRegion(); }
 
  private:
   Asm& a_;
-  bool on_;
 };
 
 // Conditional branches: f3 0 beq, 1 bne, 7 bgeu.
@@ -285,12 +280,12 @@ class Riscv64Lowerer final : public Lowerer {
         if (FitsSigned(i.imm, 12)) {
           Addi(a, kRegs[i.rd], kRegs[i.rd], i.imm);
         } else {
-          Restartable r(a, ctx);
+          RegtmpSequence r(a, ctx);
           AddImm(a, kRegs[i.rd], kRegs[i.rd], static_cast<int32_t>(i.imm), kTmp);
         }
         break;
       case Op::kMuli: {
-        Restartable r(a, ctx);
+        RegtmpSequence r(a, ctx);
         Mov32(a, kTmp, static_cast<int32_t>(i.imm));
         Mul(a, kRegs[i.rd], kRegs[i.rd], kTmp);
         break;
@@ -321,13 +316,13 @@ class Riscv64Lowerer final : public Lowerer {
         Jalr(a, kZero, kRA, 0);
         break;
       case Op::kLdGlobal: {
-        Restartable r(a, ctx);
+        RegtmpSequence r(a, ctx);
         int64_t lo = AddrHi(a, kTmp, GlobalAddr(env, i.imm));
         Ld(a, kRegs[i.rd], kTmp, lo);
         break;
       }
       case Op::kStGlobal: {
-        Restartable r(a, ctx);
+        RegtmpSequence r(a, ctx);
         int64_t lo = AddrHi(a, kTmp, GlobalAddr(env, i.imm));
         Sd(a, kRegs[i.rs], kTmp, lo);
         break;
@@ -349,7 +344,7 @@ class Riscv64Lowerer final : public Lowerer {
         break;
       case Op::kDumpRegs:
         for (int k = 0; k < ir::kPortableRegs; k++) {
-          Restartable r(a, ctx);
+          RegtmpSequence r(a, ctx);
           int64_t lo = AddrHi(a, kTmp, GlobalAddr(env, i.imm + k));
           Sd(a, kRegs[k], kTmp, lo);
         }
@@ -414,9 +409,9 @@ class Riscv64Lowerer final : public Lowerer {
         break;
       case Op::kFlagsDump: {
         // fcsr (frm and fflags) in the saved scratch, then the store
-        // through REGTMP: the address and the store are restartable.
+        // through REGTMP; the operation is one unsafe region as a whole.
+        RegtmpSequence r(a, ctx);
         Frcsr(a, kSaved);
-        Restartable r(a, ctx);
         int64_t lo = AddrHi(a, kTmp, GlobalAddr(env, i.imm));
         Sd(a, kSaved, kTmp, lo);
         break;

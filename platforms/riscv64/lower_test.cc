@@ -4,7 +4,7 @@
 // without one, a large frame, frame slots, globals, a branch and a service
 // call), then the encodings the shared program does not reach (frames and
 // slots beyond 12 bits, every immediate form, go F, the goexit stub), the
-// unsafe and restartable sequences the function table records, the FP
+// unsafe sequences the function table records, the FP
 // ("vector") and fflags operations, the constant chains evaluated
 // instruction by instruction, and the branch ranges Resolve enforces.
 #include "platforms/riscv64/lower.h"
@@ -278,10 +278,10 @@ TEST(Riscv64Lower, WideImmediatesAndFrames) {
 }
 
 // The operations asynchronous preemption's rules are about, and the
-// regions the table records: REGTMP expansions are restartable (six
-// instructions at most, the last 20 bytes after the first), atomics, write
-// barriers and explicit REGTMP uses are unsafe.
-TEST(Riscv64Lower, UnsafeAndRestartableSequences) {
+// regions the table records: as Go's riscv64 assembler has no restartable
+// sequences, REGTMP expansions are unsafe, like atomics, write barriers and
+// explicit REGTMP uses; nothing is restartable.
+TEST(Riscv64Lower, RegtmpExpansionsAreUnsafeSequences) {
   Emitted e = EmitForTest(*NewRiscv64Lowerer(), R"(
 func main.async
   ld r1, g[2]
@@ -295,10 +295,10 @@ func main.async
   ret
 end
 )");
-  std::vector<std::string> want = AddrUse("t6", 0x1010, "ld s1,", "(t6)");  // 0x00: &g[2], restartable
+  std::vector<std::string> want = AddrUse("t6", 0x1010, "ld s1,", "(t6)");  // 0x00: &g[2], unsafe
   Append(want, {
       "addi s1,s1,5",                   // 0x18: one instruction, no region
-      "lui t6,0x1",                     // 0x1c: 5000 = 4096 + 904, restartable
+      "lui t6,0x1",                     // 0x1c: 5000 = 4096 + 904, unsafe
       "addiw t6,t6,904",
       "add s1,s1,t6",
   });
@@ -310,7 +310,7 @@ end
   Append(want, AddrUse("t6", 0x1030, "sd a1,", "(t6)"));    // 0x78: &g[6]
   Append(want, {"addi t6,zero,1", "add a2,a2,t6"});         // 0x90: usetmp r3, unsafe
   const char* names[] = {"a0", "s1", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4"};
-  for (int r = 0; r < 12; r++)  // 0x98: dumpregs 20, one restartable store each
+  for (int r = 0; r < 12; r++)  // 0x98: dumpregs 20, one unsafe store each
     Append(want, AddrUse("t6", 0x1000 + 8 * (20 + r), std::string("sd ") + names[r] + ",", "(t6)"));
   want.push_back("addi t1,a0,0");  // 0x1b8: sumregs r4, in place (no region)
   for (int r = 1; r < 12; r++) want.push_back(std::string("add t1,t1,") + names[r]);
@@ -319,26 +319,18 @@ end
 
   const FuncInfo* f = e.table.Find("main.async");
   ASSERT_NE(f, nullptr);
-  std::vector<std::pair<uint32_t, uint32_t>> unsafe, restarts;
+  std::vector<std::pair<uint32_t, uint32_t>> unsafe;
   for (const CodeRange& r : f->unsafe) unsafe.push_back({r.lo, r.hi});
-  std::vector<std::pair<uint32_t, uint32_t>> want_unsafe = {{0x28, 0x44}, {0x44, 0x90}, {0x90, 0x98}};
+  std::vector<std::pair<uint32_t, uint32_t>> want_unsafe = {{0x00, 0x18}, {0x1c, 0x28}, {0x28, 0x44},
+                                                            {0x44, 0x90}, {0x90, 0x98}};
+  for (uint32_t k = 0; k < 12; k++) want_unsafe.push_back({0x98 + 24 * k, 0x98 + 24 * k + 24});
   EXPECT_EQ(unsafe, want_unsafe);
-  std::vector<std::pair<uint32_t, uint32_t>> want_restarts = {{0x00, 0x18}, {0x1c, 0x28}};
-  for (uint32_t k = 0; k < 12; k++) want_restarts.push_back({0x98 + 24 * k, 0x98 + 24 * k + 24});
-  for (size_t k = 0; k < f->restarts.size(); k++) {
-    restarts.push_back({f->restarts[k].lo, f->restarts[k].hi});
-    EXPECT_EQ(f->restarts[k].mark, k % 2 == 0 ? -3 : -4) << "adjacent sequences alternate";
-    // The runtime throws "bad restart PC" for a PC more than 20 bytes
-    // after the sequence's start, as Go does: the last instruction may
-    // start at +20.
-    EXPECT_LE(f->restarts[k].hi - f->restarts[k].lo, 24u);
-  }
-  EXPECT_EQ(restarts, want_restarts);
+  EXPECT_TRUE(f->restarts.empty()) << "Go's riscv64 assembler marks no restartable sequences";
 }
 
 // The FP ("vector") and flag operations: everything through t1 (saved by
-// asyncPreempt, so resumed in place) but flagsdump's address and store,
-// which go through REGTMP and are one restartable sequence.
+// asyncPreempt, so resumed in place) but flagsdump, whose store goes
+// through REGTMP: the whole operation is one unsafe region.
 TEST(Riscv64Lower, VectorAndFlagOperations) {
   Emitted e = EmitForTest(*NewRiscv64Lowerer(), R"(
 func main.vec
@@ -379,16 +371,17 @@ end
   ExpectDisasm("riscv64", e, "main.vec", want);
   const FuncInfo* f = e.table.Find("main.vec");
   ASSERT_NE(f, nullptr);
-  EXPECT_TRUE(f->unsafe.empty());
-  ASSERT_EQ(f->restarts.size(), 1u);
-  EXPECT_EQ(f->restarts[0].lo, region_at);
-  EXPECT_EQ(f->restarts[0].hi, region_at + 24);
+  EXPECT_TRUE(f->restarts.empty());
+  ASSERT_EQ(f->unsafe.size(), 1u);
+  EXPECT_EQ(f->unsafe[0].lo, flags_at) << "from the fcsr read";
+  EXPECT_EQ(f->unsafe[0].hi, region_at + 24) << "to the store";
   EXPECT_EQ(region_at - flags_at, 4u);
 }
 
-// In a restartatentry function a preemption anywhere resumes at the entry,
-// which rewinds REGTMP sequences too: none is recorded there.
-TEST(Riscv64Lower, NoSequencesInARestartAtEntryFunction) {
+// In a restartatentry function too, a REGTMP expansion is an unsafe point
+// (checked before the function's mark, as in isAsyncSafePoint), and nothing
+// is a restartable sequence.
+TEST(Riscv64Lower, RegtmpUnsafeInARestartAtEntryFunctionToo) {
   Emitted e = EmitForTest(*NewRiscv64Lowerer(), R"(
 func main.again restartatentry
   movi r1, 9
@@ -404,10 +397,12 @@ end
   const FuncInfo* f = e.table.Find("main.again");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->restarts.empty());
+  EXPECT_EQ(f->unsafe.size(), 2u) << "the store and the multiplication";
   EXPECT_TRUE(f->has(kFuncRestartAtEntry));
   const FuncInfo* g = e.table.Find("main.plain");
   ASSERT_NE(g, nullptr);
-  EXPECT_EQ(g->restarts.size(), 1u);
+  EXPECT_TRUE(g->restarts.empty());
+  EXPECT_EQ(g->unsafe.size(), 1u);
 }
 
 // The constant chains, run: a tiny RV64I interpreter of lui, addiw, slli

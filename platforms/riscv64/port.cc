@@ -103,11 +103,11 @@ const PortInfo kRiscv64Port = {
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // The stack check: LD 16(g), X6; BLTU X6, SP (an ADDI first for large
-    // frames). REGTMP expansions (addresses: 6 instructions, the last 20
-    // bytes after the first) are restartable sequences, as on arm64 and
-    // loong64 (Go's riscv64 assembler marks them unsafe instead: README.md).
+    // frames). As Go's riscv64 assembler, every operation expanded through
+    // REGTMP is an unsafe point, never a restartable sequence (README.md);
+    // vdump goes through a saved scratch register, not REGTMP.
     .model = {.has_regtmp = true, .check_insns_small = 2, .check_insns_big = 3, .addi_imm_bits = 12,
-              .max_sequence_bytes = 20},
+              .regtmp_restartable = false, .regtmp_ops = kRegtmpAddressOps, .max_sequence_bytes = 0},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
 SAFEPOINT_REGISTER_PORT(kRiscv64Port);
