@@ -103,6 +103,44 @@ TEST(Sweep, CatchesARestartNotRewound) {
       << "the sweep did not notice restarts not rewound (exit status " << status << ")";
 }
 
+// Frames whose stack check needs a constant (beyond the 12-bit immediate
+// on the REGTMP ports), just above StackSmall, and a leaf with a large
+// frame: every instruction of every prologue agrees with the oracle.
+TEST(Sweep, LargeFramesCheckAsTheModelSays) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  SweepOptions opts;
+  opts.program = R"(
+func main.main frame=3000
+  stslot 2992, r1
+  call main.mid
+  call main.edge
+  call main.leafbig
+  ret
+end
+func main.mid frame=2168
+  call main.edge
+  ret
+end
+func main.edge frame=128
+  call main.leafbig
+  ret
+end
+func main.leafbig frame=2400
+  stslot 2392, r0
+  ret
+end
+)";
+  SweepResult r;
+  std::string err;
+  ASSERT_TRUE(Sweep(opts, &r, &err)) << err;
+  EXPECT_TRUE(r.ok()) << r.Summary() << "\n" << [&] {
+    std::string s;
+    for (const std::string& f : r.failures) s += "  " + f + "\n";
+    return s;
+  }();
+  EXPECT_GT(r.refused["unsafe-point"], 0u) << "the prologues' checks are refused: " << r.Summary();
+}
+
 TEST(Sweep, AMalformedProgramIsReported) {
   SweepOptions opts;
   opts.program = "func main.main\n  frobnicate r1\nend\n";

@@ -108,7 +108,7 @@ Expect Decide(const PortModel& port, const State& state, const Position& pos) {
   // Compiler-marked unsafe points: the stack check and the morestack path,
   // atomics, write barriers, explicit REGTMP uses.
   if (f.NeedsStackCheck()) {
-    int frame_check = f.frame > ir::kStackSmall ? port.check_insns_big : port.check_insns_small;
+    int frame_check = port.check_insns(f.frame, !f.CallsAnything());
     if (pos.op < 0 && !pos.after_body && pos.insn_in_fn < frame_check) return refuse(Rule::kUnsafePoint);
     if (pos.after_body) return refuse(Rule::kUnsafePoint);
   }

@@ -75,9 +75,10 @@ struct XTier {
 };
 
 constexpr uint64_t OpBit(ir::Op op) { return uint64_t(1) << static_cast<int>(op); }
-// The operations Go's arm64 and loong64 assemblers expand through REGTMP in
-// this harness's lowerings: addresses of globals and dump areas, large
-// constants.
+// The operations the REGTMP ports expand through REGTMP in this harness's
+// lowerings, as Go's assemblers would: addresses of globals, large constants.
+// (vdump's address goes through a saved scratch register: it resumes in
+// place.)
 constexpr uint64_t kRegtmpAddressOps = OpBit(ir::Op::kLdGlobal) | OpBit(ir::Op::kStGlobal) |
                                        OpBit(ir::Op::kDumpRegs) | OpBit(ir::Op::kFlagsDump) |
                                        OpBit(ir::Op::kAddi) | OpBit(ir::Op::kMuli);
@@ -88,8 +89,11 @@ constexpr uint64_t kRegtmpAddressOps = OpBit(ir::Op::kLdGlobal) | OpBit(ir::Op::
 // temporary register whose expansions are restartable sequences.
 struct PortModel {
   bool has_regtmp;        // expansions through REGTMP are restartable sequences
-  int check_insns_small;  // instructions of the stack check for frames <= StackSmall
-  int check_insns_big;    // ... for larger frames
+  // Instructions of the stack check Go's assembler emits for a function
+  // with `locals` bytes of locals (leaf or not): the port's frame rounding,
+  // StackSmall, and the immediate range of the compare's adjustment. Checked
+  // against the Lowerer by //platforms:model_test, never read from it.
+  int (*check_insns)(int locals, bool leaf);
   // The signed immediate width of an add-immediate: a larger `addi` operand
   // is expanded through REGTMP (12 bits on arm64 and loong64).
   int addi_imm_bits;

@@ -63,6 +63,11 @@ std::vector<SavedReg> Amd64SavedRegs() {
   return v;
 }
 
+// Go's amd64 stack check: CMPQ SP, 16(R14); JLS, with a LEAQ
+// -(frame-StackSmall)(SP) first for frames above StackSmall (a 32-bit
+// displacement: always one instruction). The frame is the locals.
+int CheckInsns(int locals, bool) { return locals <= 128 ? 2 : 3; }
+
 }  // namespace
 
 const PortInfo kAmd64Port = {
@@ -89,7 +94,7 @@ const PortInfo kAmd64Port = {
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: CMPQ SP, 16(R14); JLS (a LEAQ first for large frames). No REGTMP.
-    .model = {.has_regtmp = false, .check_insns_small = 2, .check_insns_big = 3, .addi_imm_bits = 32,
+    .model = {.has_regtmp = false, .check_insns = CheckInsns, .addi_imm_bits = 32,
               .regtmp_restartable = false, .regtmp_ops = 0, .max_sequence_bytes = 0},
     .setflags_reg = "rflags",
     .setflags_mask = 0x8D5,

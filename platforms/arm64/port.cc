@@ -68,6 +68,15 @@ std::vector<SavedReg> Arm64SavedRegs() {
   return v;
 }
 
+// Go's arm64 stack check: MOVD 16(g), R16; CMP R16, RSP; BLS, with a SUB
+// $(frame-StackSmall), RSP, R17 first for frames above StackSmall (frames
+// stay below StackBig, so the 12-bit immediate always fits). The frame is
+// the locals (plus the saved LR in a non-leaf), rounded up to 16.
+int CheckInsns(int locals, bool leaf) {
+  int frame = leaf ? (locals + 15) & ~15 : (8 + locals + 15) & ~15;
+  return frame <= 128 ? 3 : 4;
+}
+
 }  // namespace
 
 const PortInfo kArm64Port = {
@@ -94,8 +103,8 @@ const PortInfo kArm64Port = {
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: MOVD 16(g), R16; CMP R16, RSP; BLS (a SUB first for large frames).
-    .model = {.has_regtmp = true, .check_insns_small = 3, .check_insns_big = 4, .addi_imm_bits = 12,
-              .regtmp_restartable = true, .regtmp_ops = kRegtmpAddressOps | OpBit(ir::Op::kVDump),
+    .model = {.has_regtmp = true, .check_insns = CheckInsns, .addi_imm_bits = 12,
+              .regtmp_restartable = true, .regtmp_ops = kRegtmpAddressOps,
               .max_sequence_bytes = 20},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };

@@ -76,6 +76,19 @@ std::vector<SavedReg> Loong64SavedRegs() {
 }
 static_assert(kLoong64GprBase + 8 * 26 == kLoong64FccOff);
 
+// Go's loong64 stack check: MOVV 16(g), R20; SGTU; BEQ, with an ADDV
+// $-(frame-StackSmall), SP first for frames above StackSmall: one ADDI.D
+// when it fits 12 signed bits, else the constant (LU12I.W, and ORI unless
+// its low 12 bits are zero) and an ADD.D. The frame is 8 + locals rounded up
+// to 16 (none for a leaf without locals).
+int CheckInsns(int locals, bool leaf) {
+  int frame = leaf && locals == 0 ? 0 : (8 + locals + 15) & ~15;
+  if (frame <= 128) return 3;
+  int32_t adj = -(frame - 128);
+  if (adj >= -2048) return 4;
+  return 3 + ((adj & 0xfff) != 0 ? 2 : 1) + 1;
+}
+
 }  // namespace
 
 const PortInfo kLoong64Port = {
@@ -103,8 +116,8 @@ const PortInfo kLoong64Port = {
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: MOVV 16(g), R20; SGTU; BEQ (an ADDV first for large frames).
-    .model = {.has_regtmp = true, .check_insns_small = 3, .check_insns_big = 4, .addi_imm_bits = 12,
-              .regtmp_restartable = true, .regtmp_ops = kRegtmpAddressOps | OpBit(ir::Op::kVDump),
+    .model = {.has_regtmp = true, .check_insns = CheckInsns, .addi_imm_bits = 12,
+              .regtmp_restartable = true, .regtmp_ops = kRegtmpAddressOps,
               .max_sequence_bytes = 20},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };

@@ -74,6 +74,20 @@ std::vector<SavedReg> Riscv64SavedRegs() {
 static_assert(kRiscv64GprBase + 8 * 25 == kRiscv64FcsrOff);
 static_assert(kRiscv64Alloc % 16 == 8, "with pushCall's 8 bytes the frame keeps SP 16-byte aligned");
 
+// Go's riscv64 stack check: MOV 16(g), X6; BLTU (taken to the morestack
+// path when not below), with an ADD $-(frame-StackSmall), SP, X7 first for
+// frames above StackSmall: one ADDI when it fits 12 signed bits, else the
+// constant (LUI, and ADDIW unless its low 12 bits are zero) and an ADD. The
+// frame is 8 + locals rounded up to 16 (none for a leaf without locals).
+int CheckInsns(int locals, bool leaf) {
+  int frame = leaf && locals == 0 ? 0 : (8 + locals + 15) & ~15;
+  if (frame <= 128) return 2;
+  int32_t adj = -(frame - 128);
+  if (adj >= -2048) return 3;
+  int32_t lo = static_cast<int32_t>(static_cast<uint32_t>(adj) << 20) >> 20;  // sign-extended low 12 bits
+  return 2 + (lo != 0 ? 2 : 1) + 1;
+}
+
 }  // namespace
 
 const PortInfo kRiscv64Port = {
@@ -106,7 +120,7 @@ const PortInfo kRiscv64Port = {
     // frames). As Go's riscv64 assembler, every operation expanded through
     // REGTMP is an unsafe point, never a restartable sequence (README.md);
     // vdump goes through a saved scratch register, not REGTMP.
-    .model = {.has_regtmp = true, .check_insns_small = 2, .check_insns_big = 3, .addi_imm_bits = 12,
+    .model = {.has_regtmp = true, .check_insns = CheckInsns, .addi_imm_bits = 12,
               .regtmp_restartable = false, .regtmp_ops = kRegtmpAddressOps, .max_sequence_bytes = 0},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
