@@ -6,8 +6,12 @@
 //       preempts at every instruction of every function, one at a time;
 //       prints counts per outcome; fails on any disagreement with the
 //       decision oracle or any change of the program's end state
-//   safepoint run [--arch=A] [--gomaxprocs=N] [--godebug=S] FILE
-//       runs a program description's main.main and prints its globals
+//   safepoint run [--arch=A] [--gomaxprocs=N] [--godebug=S] [--events] FILE
+//       runs a program description's main.main, prints its globals and what
+//       the runtime did (preemptions, refusals by rule, deferrals, restarts,
+//       stack growths), per goroutine and in total
+//   safepoint rules
+//       the refusal rules with their chapter sections
 //   safepoint help
 //
 // A binary runs the port it was built for; --arch names that port (the
@@ -15,7 +19,15 @@
 // the emulator from it). Exit status: 0 on success, 1 when a run failed,
 // 2 for bad input (an unknown subcommand, flag, architecture, a malformed
 // program or GODEBUG).
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -25,6 +37,7 @@
 #include <vector>
 
 #include "harness/experiment.h"
+#include "oracle/rules.h"
 #include "oracle/sweep.h"
 #include "platforms/native.h"
 #include "runtime/runtime.h"
@@ -45,11 +58,44 @@ constexpr FlagDef kFlags[] = {
     {"omit-stack-check", "", "experiment: the mutation with no stack-check prologues", true},
     {"gomaxprocs", "1", "run: the number of Ps", false},
     {"godebug", "", "run: the GODEBUG value", false},
+    {"events", "", "run: print every recorded event (time, M, P, G, event, reason, PC as function+offset)", true},
     {"program", "", "sweep: a program description file (default: the built-in program)", false},
     {"runtimesecret", "", "sweep: run under GOEXPERIMENT=runtimesecret", true},
-    {"mutate", "", "sweep: a mutation to show the sweep fails (skip-unsafe-point, skip-nosplit, no-restart, drop-register)",
-     false},
+    {"mutate", "", "sweep: a mutation to show the sweep fails (--mutate=list lists them for this port)", false},
+    {"max-failures", "20", "sweep: failures listed in detail (all are counted)", false},
+    {"timeout", "0", "run, sweep: seconds before giving up with exit status 3 (0: none)", false},
 };
+
+// A flag applies to the subcommands its help names ("run: ...", "run,
+// sweep: ..."); --arch to all.
+bool FlagApplies(const FlagDef& d, const std::string& cmd) {
+  std::string h = d.help;
+  size_t colon = h.find(':');
+  if (std::string(d.name) == "arch" || colon == std::string::npos) return true;
+  std::string subs = h.substr(0, colon);
+  size_t at = subs.find(cmd);
+  return at != std::string::npos && (at + cmd.size() == subs.size() || subs[at + cmd.size()] == ',');
+}
+
+// The mutations, and whether this port can show each.
+struct MutationDef {
+  const char* name;
+  const char* what;
+};
+constexpr MutationDef kMutations[] = {
+    {"skip-unsafe-point", "isAsyncSafePoint ignores compiler-marked unsafe points"},
+    {"skip-nosplit", "isAsyncSafePoint ignores the nosplit rule"},
+    {"no-restart", "restartable sequences are resumed in place instead of at their start"},
+    {"drop-register", "asyncPreempt neither saves nor restores IR register r3"},
+};
+// "" when mutation m applies to the native port, else why not.
+std::string MutationInapplicable(const std::string& m) {
+  if (m == "no-restart" && !NativePort().model.regtmp_restartable)
+    return "port " + std::string(NativePort().name) + " has no restartable sequences (PortModel::regtmp_restartable)";
+  if (!NativePort().async_preemption())
+    return "port " + std::string(NativePort().name) + " declares asynchronous preemption missing";
+  return "";
+}
 
 struct SubcommandDef {
   const char* name;
@@ -65,6 +111,8 @@ constexpr SubcommandDef kSubcommands[] = {
      "preempts at every instruction of every function, one at a time, by armed delivery; fails on any\n"
      "disagreement with the decision oracle or any change of the program's end state"},
     {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] FILE", "runs a program description's main.main and prints its globals"},
+    {"rules", "safepoint rules", "lists the refusal rules of isAsyncSafePoint and canPreemptM, in the runtime's order,\n"
+     "with the chapter section that states each (the tests that check them: conformance/RULES.md)"},
     {"help", "safepoint help | safepoint SUBCOMMAND --help", "prints this help"},
 };
 
@@ -79,25 +127,31 @@ int SubcommandUsage(const SubcommandDef& c) {
 
 int Usage(FILE* f) {
   fprintf(f,
-          "usage: safepoint experiment|sweep|run|help [flags] [FILE]\n"
+          "usage: safepoint [--arch=A] experiment|sweep|run|rules|help [flags] [FILE]\n"
           "  experiment   the chapter's 9.7.1 experiment on this port\n"
           "  sweep        preempt at every instruction; check the oracle and the end state\n"
-          "  run FILE     run a program description's main.main\n"
+          "  run FILE     run a program description's main.main; say what the runtime did\n"
+          "  rules        the refusal rules, in the runtime's order, with their chapter sections\n"
+          "Exit status: 0 ok, 1 a failed run or sweep, 2 bad input or a fatal runtime error (as Go),\n"
+          "3 --timeout passed, 130 interrupted.\n"
           "flags:\n");
   for (const FlagDef& d : kFlags) fprintf(f, "  --%-18s %s (default \"%s\")\n", d.name, d.help, d.def);
   return f == stderr ? 2 : 0;
 }
+
+int cmd_pos_ = 1;  // argv index of the subcommand
 
 int Bad(const std::string& msg) {
   fprintf(stderr, "safepoint: %s\n", msg.c_str());
   return 2;
 }
 
-bool ParseFlags(int argc, char** argv, int start, std::map<std::string, std::string>* flags,
+bool ParseFlags(int argc, char** argv, int start, const std::string& cmd, std::map<std::string, std::string>* flags,
                 std::vector<std::string>* args, std::string* err) {
   for (const FlagDef& d : kFlags) (*flags)[d.name] = d.def;
   for (int i = start; i < argc; i++) {
     std::string a = argv[i];
+    if (i == cmd_pos_) continue;  // the subcommand itself
     if (a.rfind("--", 0) != 0) {
       args->push_back(a);
       continue;
@@ -110,6 +164,10 @@ bool ParseFlags(int argc, char** argv, int start, std::map<std::string, std::str
       if (key == d.name) def = &d;
     if (!def) {
       *err = "unknown flag --" + key + " (see safepoint help)";
+      return false;
+    }
+    if (!FlagApplies(*def, cmd)) {
+      *err = "--" + key + " does not apply to " + cmd + " (see safepoint " + cmd + " --help)";
       return false;
     }
     if (def->boolean) {
@@ -156,6 +214,84 @@ bool ParseNumber(const std::string& s, double lo, double hi, double* out) {
   return true;
 }
 
+// --- ending: --timeout and SIGINT -----------------------------------------
+
+std::atomic<bool> g_stop{false};  // SIGINT: stop after the current step
+std::string g_cmd;
+
+void StartWatchdog(double seconds, const std::string& cmd) {
+  std::thread([seconds, cmd] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    fprintf(stderr, "safepoint: %s timed out after %g s (--timeout)\n", cmd.c_str(), seconds);
+    fflush(nullptr);
+    _exit(3);
+  }).detach();
+}
+
+void OnInterrupt(int) {
+  if (g_stop.exchange(true)) _exit(130);  // a second ^C: now
+  if (g_cmd != "sweep") {
+    const char msg[] = "safepoint: interrupted\n";
+    ssize_t n = write(2, msg, sizeof msg - 1);
+    (void)n;
+    _exit(130);
+  }
+}
+
+void InstallInterrupt(const std::string& cmd) {
+  g_cmd = cmd;
+  struct sigaction sa = {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+// Reads at most `limit` bytes; false with *err for a missing file, a
+// directory, an empty file or one larger than the limit.
+bool ReadBounded(const std::string& path, size_t limit, std::string* out, std::string* err) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *err = "cannot read " + path + ": " + strerror(errno);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    *err = path + " is a directory, not a program description";
+    return false;
+  }
+  FILE* f = fopen(path.c_str(), "rb");
+  if (!f) {
+    *err = "cannot read " + path + ": " + strerror(errno);
+    return false;
+  }
+  out->clear();
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    out->append(buf, n);
+    if (out->size() > limit) {
+      fclose(f);
+      *err = path + " is larger than " + std::to_string(limit) + " bytes: not a program description";
+      return false;
+    }
+  }
+  fclose(f);
+  if (out->empty()) {
+    *err = path + " is empty";
+    return false;
+  }
+  return true;
+}
+constexpr size_t kMaxProgramBytes = 1 << 20;
+
+int Rules(const std::vector<std::string>& args) {
+  if (!args.empty()) return Bad("rules takes no arguments");
+  printf("%-16s %-13s %-6s %s\n", "rule", "chapter", "async", "refuses when");
+  for (const oracle::RuleEntry& e : oracle::Catalogue())
+    printf("%-16s %-13s %-6s %s\n", ReasonName(e.reason), e.section, e.async_reachable ? "yes" : "no", e.statement);
+  printf("\nThe tests that check each rule register themselves (RULE_TEST); conformance/RULES.md lists them.\n");
+  return 0;
+}
+
 int Experiment(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
   if (!args.empty()) return Bad("experiment takes no arguments");
   ExperimentOptions opts;
@@ -172,15 +308,31 @@ int Experiment(const std::map<std::string, std::string>& flags, const std::vecto
   return 0;
 }
 
+// "main.f+0x1c" for an absolute PC of the loaded program, or the hex PC.
+std::string Where(const Runtime& rt, uintptr_t pc) {
+  char buf[160];
+  const FuncInfo* f = pc ? rt.FuncAt(pc) : nullptr;
+  if (f) {
+    snprintf(buf, sizeof buf, "%s+0x%lx", f->name.c_str(), static_cast<unsigned long>(pc - rt.code_base() - f->entry));
+  } else if (pc) {
+    snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(pc));
+  } else {
+    buf[0] = '-', buf[1] = 0;
+  }
+  return buf;
+}
+
 int Run(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
   if (args.size() != 1) return Bad("run needs exactly one program file");
-  std::ifstream in(args[0]);
-  if (!in) return Bad("cannot read " + args[0]);
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text, err;
+  if (!ReadBounded(args[0], kMaxProgramBytes, &text, &err)) return Bad(err);
   ir::Program prog;
-  std::string err;
-  if (!ir::ParseProgram(text.str(), &prog, &err)) return Bad(args[0] + ":" + err);
+  if (!ir::ParseProgram(text, &prog, &err)) return Bad(args[0] + ":" + err);
+  for (const ir::Function& f : prog.funcs)
+    for (const ir::Insn& in : f.body)
+      if (in.op == ir::Op::kService && in.service == ir::Service::kCallback)
+        return Bad(args[0] + ":" + std::to_string(in.line) +
+                   ": callback is a test hook: a program run from the command line has none");
   double procs;
   if (!ParseNumber(flags.at("gomaxprocs"), 1, 64, &procs) || procs != static_cast<int>(procs))
     return Bad("--gomaxprocs=" + flags.at("gomaxprocs") + ": want an integer in [1, 64]");
@@ -191,15 +343,65 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
   if (!ParseGodebug(opts.settings.godebug, &d, &err)) return Bad(err);
   Runtime rt(std::move(opts));
   if (!rt.Load(prog, &err)) return Bad(args[0] + ": " + err);
-  if (!rt.Run("main.main", &err)) {
+  bool ok = rt.Run("main.main", &err);
+  std::vector<Event> evs = rt.events().Snapshot();
+  if (flags.at("events") == "1") {
+    printf("%-6s %-12s %-5s %-16s %-16s %-10s %-8s %s\n", "seq", "time(ns)", "G", "event", "reason", "source", "arg",
+           "pc");
+    int64_t t0 = evs.empty() ? 0 : evs[0].when;
+    for (const Event& e : evs)
+      printf("%-6llu %-12lld %-5lld %-16s %-16s %-10s %-8lld %s\n", static_cast<unsigned long long>(e.seq),
+             static_cast<long long>(e.when - t0), static_cast<long long>(e.goid), EvName(e.kind),
+             e.reason == Reason::kNone ? "-" : ReasonName(e.reason), SourceName(e.source),
+             static_cast<long long>(e.arg), Where(rt, e.pc).c_str());
+  }
+  if (!ok) {
+    if (rt.fatal()) {
+      // As Go reports a fatal error: on stderr, exit status 2.
+      fprintf(stderr, "fatal error: %s\n", err.c_str());
+      return 2;
+    }
     fprintf(stderr, "safepoint: %s\n", err.c_str());
     return 1;
   }
   for (int i = 0; i < ir::kGlobals; i++)
     if (rt.global(i) != 0) printf("g[%d] = %llu\n", i, static_cast<unsigned long long>(rt.global(i)));
-  printf("events: %zu preempt-sync, %zu requests, %zu deferred, %zu stack growths\n",
-         rt.events().Count(Ev::kPreemptSync), rt.events().Count(Ev::kRequest), rt.events().Count(Ev::kDeferred),
-         rt.events().Count(Ev::kGrow));
+  // What the runtime did, per goroutine and in total.
+  struct Counts {
+    size_t sync = 0, async = 0, deferred = 0, restarts = 0, grows = 0;
+    std::map<std::string, size_t> refused;
+  };
+  std::map<int64_t, Counts> per_g;
+  Counts total;
+  for (const Event& e : evs) {
+    Counts* cs[] = {&per_g[e.goid], &total};
+    for (Counts* c : cs) {
+      if (e.kind == Ev::kPreemptSync) c->sync++;
+      if (e.kind == Ev::kPreemptAsync) c->async++;
+      if (e.kind == Ev::kDeferred) c->deferred++;
+      if (e.kind == Ev::kGrow) c->grows++;
+      if (e.kind == Ev::kAsyncRefuse) c->refused[ReasonName(e.reason)]++;
+      if (e.kind == Ev::kAsyncAccept && static_cast<uintptr_t>(e.arg) != e.pc) c->restarts++;
+    }
+  }
+  auto line = [](const char* who, const Counts& c) {
+    std::string r;
+    for (const auto& [rule, n] : c.refused) r += ", " + std::to_string(n) + " refused (" + rule + ")";
+    printf("%s: %zu synchronous and %zu asynchronous preemptions, %zu restarted, %zu deferred, %zu stack growths%s\n",
+           who, c.sync, c.async, c.restarts, c.deferred, c.grows, r.c_str());
+  };
+  for (const auto& [goid, c] : per_g) {
+    if (goid <= 0) continue;
+    if (c.sync + c.async + c.deferred + c.grows + c.refused.size() == 0) continue;
+    line(("goroutine " + std::to_string(goid)).c_str(), c);
+  }
+  line("total", total);
+  if (rt.abandoned_ms() > 0)
+    printf("note: %d M(s) still ran goroutines that reached no safe point when main returned; as in Go, the "
+           "program ended anyway\n", rt.abandoned_ms());
+  fflush(nullptr);
+  // A goroutine may still spin on an abandoned M: end as Go's process does.
+  if (rt.abandoned_ms() > 0) _exit(0);
   return 0;
 }
 
@@ -215,53 +417,96 @@ bool ReadFile(const std::string& path, std::string* out) {
 int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
   if (!args.empty()) return Bad("sweep takes no arguments (use --program=FILE)");
   oracle::SweepOptions opts;
-  if (!flags.at("program").empty() && !ReadFile(flags.at("program"), &opts.program))
-    return Bad("cannot read " + flags.at("program"));
-  opts.runtime.experiments.runtimesecret = flags.at("runtimesecret") == "1";
-  const std::string& m = flags.at("mutate");
-  if (m == "skip-unsafe-point") {
-    opts.runtime.mutations.skip_rule = Reason::kUnsafePoint;
-  } else if (m == "skip-nosplit") {
-    opts.runtime.mutations.skip_rule = Reason::kNosplit;
-  } else if (m == "no-restart") {
-    opts.runtime.mutations.no_restart = true;
-  } else if (m == "drop-register") {
-    opts.runtime.mutations.drop_register = true;
-  } else if (!m.empty()) {
-    return Bad("--mutate=" + m + ": want skip-unsafe-point, skip-nosplit, no-restart or drop-register");
-  }
-  oracle::SweepResult r;
   std::string err;
+  if (!flags.at("program").empty() && !ReadBounded(flags.at("program"), kMaxProgramBytes, &opts.program, &err))
+    return Bad(err);
+  opts.runtime.experiments.runtimesecret = flags.at("runtimesecret") == "1";
+  double maxf;
+  if (!ParseNumber(flags.at("max-failures"), 0, 1e9, &maxf) || maxf != static_cast<size_t>(maxf))
+    return Bad("--max-failures=" + flags.at("max-failures") + ": want a count");
+  opts.max_failures = static_cast<size_t>(maxf);
+  const std::string& m = flags.at("mutate");
+  if (m == "list") {
+    printf("mutations on port %s:\n", std::string(NativePort().name).c_str());
+    for (const MutationDef& d : kMutations) {
+      std::string why = MutationInapplicable(d.name);
+      printf("  %-18s %s%s\n", d.name, d.what, why.empty() ? "" : ("  [not here: " + why + "]").c_str());
+    }
+    return 0;
+  }
+  if (!m.empty()) {
+    bool known = false;
+    for (const MutationDef& d : kMutations) known = known || m == d.name;
+    if (!known) return Bad("--mutate=" + m + ": unknown (--mutate=list lists them)");
+    std::string why = MutationInapplicable(m);
+    if (!why.empty()) return Bad("--mutate=" + m + " does not apply: " + why);
+  }
+  if (m == "skip-unsafe-point") opts.runtime.mutations.skip_rule = Reason::kUnsafePoint;
+  if (m == "skip-nosplit") opts.runtime.mutations.skip_rule = Reason::kNosplit;
+  if (m == "no-restart") opts.runtime.mutations.no_restart = true;
+  if (m == "drop-register") opts.runtime.mutations.drop_register = true;
+  // Progress on long runs, on stderr when it is a terminal or every 10 s.
+  int64_t start = MonotonicNanos(), last = start;
+  opts.proceed = [&](size_t done, size_t total) {
+    int64_t now = MonotonicNanos();
+    if (now - last > 10'000'000'000LL && done > 0) {
+      double secs = (now - start) / 1e9, rate = done / secs;
+      fprintf(stderr, "sweep: %zu of %zu instructions, %.1f/s, about %.0f s left\n", done, total, rate,
+              (total - done) / rate);
+      last = now;
+    }
+    return !g_stop.load();
+  };
+  oracle::SweepResult r;
   if (!oracle::Sweep(opts, &r, &err)) return Bad("sweep: " + err);
   printf("sweep (%s): %s\n", std::string(NativePort().name).c_str(), r.Summary().c_str());
   for (const std::string& f : r.failures) printf("  FAIL %s\n", f.c_str());
+  size_t failed = r.disagreements + r.state_diffs + r.run_errors;
+  if (failed > r.failures.size()) printf("  and %zu more (--max-failures)\n", failed - r.failures.size());
+  if (r.interrupted) {
+    printf("sweep: interrupted after %zu of %zu instructions: the counts above are partial\n", r.instructions,
+           r.total);
+    return 130;
+  }
   return r.ok() ? 0 : 1;
 }
 
 }  // namespace
 
 int Main(int argc, char** argv) {
-  if (argc < 2) return Usage(stderr);
-  std::string cmd = argv[1];
-  if (cmd == "child") {  // internal: one experiment child
+  if (argc >= 2 && std::string(argv[1]) == "child") {  // internal: one experiment child
     if (argc < 3) return Bad("child needs a loop name");
     bool omit = argc > 3 && std::string(argv[3]) == "--omit-stack-check";
     return ExperimentChild(argv[2], omit);
   }
-  if (cmd == "help" || cmd == "--help" || cmd == "-h") return Usage(stdout);
+  // The subcommand is the first argument that is not a flag, so
+  // `safepoint --arch=X sweep` and `safepoint sweep --arch=X` both work.
+  cmd_pos_ = -1;
+  for (int i = 1; i < argc && cmd_pos_ < 0; i++)
+    if (std::string(argv[i]).rfind("-", 0) != 0) cmd_pos_ = i;
+  bool help = false;
+  for (int i = 1; i < argc; i++) help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
+  if (cmd_pos_ < 0) return help ? Usage(stdout) : Usage(stderr);
+  std::string cmd = argv[cmd_pos_];
+  if (cmd == "help") return Usage(stdout);
+  const SubcommandDef* sub = nullptr;
   for (const SubcommandDef& c : kSubcommands)
-    if (cmd == c.name)
-      for (int i = 2; i < argc; i++)
-        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return SubcommandUsage(c);
+    if (cmd == c.name) sub = &c;
+  if (sub == nullptr) return Bad("unknown subcommand '" + cmd + "' (experiment, sweep, run, rules, help)");
+  if (help) return SubcommandUsage(*sub);
   std::map<std::string, std::string> flags;
   std::vector<std::string> args;
   std::string err;
-  if (cmd != "experiment" && cmd != "run" && cmd != "sweep")
-    return Bad("unknown subcommand '" + cmd + "' (experiment, sweep, run, help)");
-  if (!ParseFlags(argc, argv, 2, &flags, &args, &err)) return Bad(err);
+  if (!ParseFlags(argc, argv, 1, cmd, &flags, &args, &err)) return Bad(err);
   if (!CheckArch(flags["arch"], &err)) return Bad(err);
+  double timeout = 0;
+  if (!ParseNumber(flags.at("timeout"), 0, 1e6, &timeout))
+    return Bad("--timeout=" + flags.at("timeout") + ": want seconds, 0 for none");
+  if (timeout > 0) StartWatchdog(timeout, cmd);
+  InstallInterrupt(cmd);
   if (cmd == "experiment") return Experiment(flags, args);
   if (cmd == "sweep") return SweepCmd(flags, args);
+  if (cmd == "rules") return Rules(args);
   return Run(flags, args);
 }
 

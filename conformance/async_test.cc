@@ -205,12 +205,14 @@ TEST_F(Async_9_7_5, SecretRegionAcceptedWithoutTheExperiment) {
 
 // --- room for the injected call ------------------------------------------
 
-// A nosplit function with a large frame, on a small stack, leaves less than
-// asyncPreemptStack below SP: refused for the stack before anything else.
+// A nosplit function with as large a frame as the nosplit limit allows
+// (792 bytes and its return address: 800), on a small stack, leaves less
+// than asyncPreemptStack below SP: refused for the stack before anything
+// else.
 // The twin: the same call instruction with the default stack is accepted.
 std::string StackProgram() {
   return Looping("", "  call main.deep", "", R"(
-func main.deep nosplit frame=896
+func main.deep nosplit frame=792
   movi r1, 1
   call main.leaf
   ret

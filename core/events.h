@@ -38,6 +38,7 @@ enum class Ev : uint8_t {
   kSTWDone,        // every P stopped (arg = rounds)
   kSafePointFn,    // forEachP's function ran on a P (arg = P id)
   kTrap,           // armed delivery: the breakpoint was hit (pc)
+  kDeadlock,       // every goroutine waits and no timer is pending (checkdead)
   kCount,
 };
 

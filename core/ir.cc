@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -365,6 +367,100 @@ bool Validate(const Program& p, std::string* err) {
         default:
           break;
       }
+    }
+  }
+  // What Go's linker and assembler check.
+  std::map<std::string, const Function*> by_name;
+  for (const Function& f : p.funcs) by_name[f.name] = &f;
+  // 1. Chains of nosplit functions must fit the nosplit limit (the
+  //    linker's "nosplit stack overflow"): a nosplit function's frame, its
+  //    return address, and the deepest nosplit chain it calls.
+  std::map<std::string, int> depth;        // bytes, once known
+  std::map<std::string, bool> visiting;
+  std::string overflow;
+  int overflow_line = 0;
+  std::function<int(const Function&, std::string)> chain = [&](const Function& f, std::string path) -> int {
+    if (depth.count(f.name)) return depth[f.name];
+    if (visiting[f.name]) {
+      if (overflow.empty()) {
+        overflow = "nosplit recursion: " + path + " (a nosplit chain must end; Go's linker refuses it)";
+        overflow_line = f.line;
+      }
+      return kNosplitLimit + 1;
+    }
+    visiting[f.name] = true;
+    int deepest = 0;
+    for (const Insn& i : f.body)
+      if (i.op == Op::kCall) {
+        const Function* c = by_name[i.target];
+        if (c && c->nosplit) deepest = std::max(deepest, chain(*c, path + " -> " + c->name));
+      }
+    visiting[f.name] = false;
+    return depth[f.name] = f.frame + 8 + deepest;
+  };
+  for (const Function& f : p.funcs) {
+    if (!f.nosplit) continue;
+    int need = chain(f, f.name);
+    if (!overflow.empty()) return fail(overflow_line, overflow);
+    if (need > kNosplitLimit)
+      return fail(f.line, f.name + ": nosplit stack overflow: its nosplit chain needs " + std::to_string(need) +
+                              " bytes, beyond the nosplit limit of " + std::to_string(kNosplitLimit));
+  }
+  // 2. A function that restarts at its entry must be one a restart cannot
+  //    tell: no frame, no calls or services, no loops, no atomics or write
+  //    barriers, and no write to a register or global whose entry value it
+  //    has read (a second run from the entry would read the new value).
+  for (const Function& f : p.funcs) {
+    if (!f.restart_at_entry) continue;
+    if (f.frame != 0)
+      return fail(f.line, f.name + ": restartatentry needs a frameless function (a restart at the entry would "
+                                   "allocate its frame again)");
+    // Registers r0..r11, and two pseudo-registers: the flags and the vectors.
+    constexpr int kFlagsReg = 100, kVectorsReg = 101;
+    std::set<int> wrote_reg, input_reg;  // written; read before any write
+    std::set<int64_t> wrote_global, input_global;
+    for (const Insn& i : f.body) {
+      auto bad = [&](const std::string& why) {
+        return fail(i.line, f.name + ": restartatentry: " + why + " (a restart at the entry must be invisible)");
+      };
+      switch (i.op) {
+        case Op::kCall:
+        case Op::kService:
+        case Op::kJmp:
+        case Op::kJnz:
+        case Op::kJz:
+        case Op::kAtomicAdd:
+        case Op::kWbStore:
+          return bad("no calls, services, branches, atomics or write barriers");
+        default:
+          break;
+      }
+      std::vector<int> reads, writes;
+      if (i.op == Op::kAddi || i.op == Op::kMuli || i.op == Op::kAdd || i.op == Op::kUseTmp) reads.push_back(i.rd);
+      if (i.rs >= 0) reads.push_back(i.rs);
+      if (i.rd >= 0) writes.push_back(i.rd);
+      if (i.op == Op::kDumpRegs || i.op == Op::kSumRegs)
+        for (int k = 0; k < kPortableRegs; k++) reads.push_back(k);
+      if (i.op == Op::kFillRegs)
+        for (int k = 0; k < kPortableRegs; k++) writes.push_back(k);
+      if (i.op == Op::kFlagsDump) reads.push_back(kFlagsReg);
+      if (i.op == Op::kSetFlags) writes.push_back(kFlagsReg);
+      if (i.op == Op::kVDump) reads.push_back(kVectorsReg);
+      if (i.op == Op::kVFill) writes.push_back(kVectorsReg);
+      for (int r : reads)
+        if (!wrote_reg.count(r)) input_reg.insert(r);
+      if (i.op == Op::kLdGlobal && !wrote_global.count(i.imm)) input_global.insert(i.imm);
+      for (int r : writes) {
+        if (!input_reg.count(r)) continue;
+        std::string what = r == kFlagsReg ? "the flags" : r == kVectorsReg ? "the vector registers" : "r" + std::to_string(r);
+        return bad("it overwrites " + what + ", whose entry value it read");
+      }
+      if ((i.op == Op::kStGlobal || i.op == Op::kFlagsDump) && input_global.count(i.imm))
+        return bad("it overwrites g[" + std::to_string(i.imm) + "], whose entry value it read");
+      for (int r : writes) wrote_reg.insert(r);
+      if (i.op == Op::kStGlobal || i.op == Op::kFlagsDump) wrote_global.insert(i.imm);
+      if (i.op == Op::kDumpRegs)
+        for (int k = 0; k < kPortableRegs; k++) wrote_global.insert(i.imm + k);
     }
   }
   return true;

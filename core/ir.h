@@ -30,7 +30,7 @@
 //   ldslot rD, OFF / stslot OFF, rS      8-byte frame slots, 0 <= OFF < frame
 //   fillregs SEED       every allocatable register of the port = SEED+index
 //   sumregs rD          rD = the sum of every allocatable register
-//   atomic_add g[N], rS   an atomic read-modify-write (a compiler-marked unsafe point)
+//   atomic_add g[N], rS   g[N] += rS atomically, rS unchanged (a compiler-marked unsafe point)
 //   wb_store g[N], rS     a write-barrier-like sequence: flag test, then store (unsafe)
 //   usetmp rD             rD += 1 through REGTMP explicitly (unsafe where REGTMP exists)
 //   inline NAME ... endinline   code inlined from function NAME (the inline tree)
@@ -56,6 +56,9 @@ constexpr int kPortableRegs = 12;
 constexpr int kGlobals = 64;
 constexpr int kStackSmall = 128;  // frames below this need no check in a leaf
 constexpr int kMaxFrame = 4096 - 16;  // StackBig: larger frames are not supported
+// StackNosplit: what a chain of nosplit functions may use below the stack
+// check that admitted it (Go's linker refuses more: "nosplit stack overflow").
+constexpr int kNosplitLimit = 800;
 
 enum class Service : uint8_t {
   kGosched,

@@ -52,5 +52,43 @@ TEST(IR, MalformedDescriptionsGetClearErrors) {
   EXPECT_EQ(ErrorOf("func main.main\n  sleep -5\n  ret\nend\n"), "2: sleep: operand must not be negative");
 }
 
+// What Go's linker and assembler refuse is refused, with its line.
+TEST(IR, RefusesWhatGosToolchainWould) {
+  // A nosplit chain beyond the 800-byte nosplit limit, and nosplit recursion.
+  EXPECT_EQ(ErrorOf("func main.main\n  call main.f\n  ret\nend\nfunc main.f nosplit frame=4000\n  ret\nend\n"),
+            "5: main.f: nosplit stack overflow: its nosplit chain needs 4008 bytes, beyond the nosplit limit of 800");
+  EXPECT_EQ(ErrorOf("func main.main\n  call main.f\n  ret\nend\n"
+                    "func main.f nosplit frame=400\n  call main.g\n  ret\nend\n"
+                    "func main.g nosplit frame=400\n  ret\nend\n"),
+            "5: main.f: nosplit stack overflow: its nosplit chain needs 816 bytes, beyond the nosplit limit of 800");
+  EXPECT_EQ(ErrorOf("func main.main\n  call main.f\n  ret\nend\nfunc main.f nosplit\n  call main.f\n  ret\nend\n"),
+            "5: nosplit recursion: main.f -> main.f (a nosplit chain must end; Go's linker refuses it)");
+  ir::Program p;
+  std::string err;
+  EXPECT_TRUE(ir::ParseProgram("func main.main\n  call main.f\n  ret\nend\n"
+                               "func main.f nosplit frame=392\n  call main.g\n  ret\nend\n"
+                               "func main.g nosplit frame=384\n  ret\nend\n",
+                               &p, &err))
+      << "792 bytes fit the 800-byte limit: " << err;
+  // restartatentry: frameless, no calls, idempotent.
+  EXPECT_EQ(ErrorOf("func main.main\n  call main.f\n  ret\nend\nfunc main.f restartatentry frame=16\n  ret\nend\n"),
+            "5: main.f: restartatentry needs a frameless function (a restart at the entry would allocate its frame "
+            "again)");
+  EXPECT_EQ(ErrorOf("func main.main\n  call main.f\n  ret\nend\nfunc main.f restartatentry\n  addi r1, 1\n  ret\nend\n"),
+            "6: main.f: restartatentry: it overwrites r1, whose entry value it read (a restart at the entry must be "
+            "invisible)");
+  EXPECT_EQ(ErrorOf("func main.main\n  call main.f\n  ret\nend\n"
+                    "func main.f restartatentry\n  ld r1, g[2]\n  st g[2], r3\n  ret\nend\n"),
+            "7: main.f: restartatentry: it overwrites g[2], whose entry value it read (a restart at the entry must be "
+            "invisible)");
+  EXPECT_EQ(ErrorOf("func main.main\n  call main.f\n  ret\nend\nfunc main.f restartatentry\n  gosched\n  ret\nend\n"),
+            "6: main.f: restartatentry: no calls, services, branches, atomics or write barriers (a restart at the "
+            "entry must be invisible)");
+  EXPECT_TRUE(ir::ParseProgram("func main.main\n  call main.f\n  ret\nend\n"
+                               "func main.f restartatentry\n  movi r1, 5\n  addi r1, 1\n  st g[2], r1\n  ret\nend\n",
+                               &p, &err))
+      << "writes that do not depend on the entry state are idempotent: " << err;
+}
+
 }  // namespace
 }  // namespace safepoint

@@ -179,7 +179,8 @@ uint32_t OpStart(const FuncTable& t, size_t k) {
 }
 
 bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
-                 const std::function<void(const Observation&)>& observe, std::string* err) {
+                 const std::function<void(const Observation&)>& observe, std::string* err,
+                 const std::function<bool(size_t, size_t)>& proceed) {
   if (!prog.Find(main)) {
     *err = "program: no function " + main;
     return false;
@@ -191,10 +192,14 @@ bool SweepEngine(const ir::Program& prog, const std::string& main, const Runtime
     base->table = rt->table();
   }
   const FuncTable& table = base->table;
+  size_t total = 0, done = 0;
+  for (uint32_t off : table.insns) total += table.Find(off) != nullptr;
   for (size_t k = 0; k < table.insns.size(); k++) {
     uint32_t off = table.insns[k];
     const FuncInfo* f = table.Find(off);
     if (f == nullptr) continue;
+    if (proceed && !proceed(done, total)) break;
+    done++;
     Observation o;
     o.k = k;
     o.off = off;

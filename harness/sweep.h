@@ -51,9 +51,12 @@ struct Baseline {
 
 // Runs `main` once unpreempted, then once armed at each instruction of a
 // generated function; calls observe for each. False with *err when the
-// program has no `main` or the unpreempted run fails.
+// program has no `main` or the unpreempted run fails. `proceed`, if given,
+// is asked before each instruction (done, total) and stops the sweep when
+// it returns false.
 bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
-                 const std::function<void(const Observation&)>& observe, std::string* err);
+                 const std::function<void(const Observation&)>& observe, std::string* err,
+                 const std::function<bool(size_t, size_t)>& proceed = nullptr);
 
 // The built-in program: every IR operation kind, all registers live.
 const std::string& BuiltinSweepProgram();

@@ -38,8 +38,10 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     out->instructions++;
     auto fail = [&](const std::string& what) {
       if (out->failures.size() < opts.max_failures) {
-        char b[160];
-        snprintf(b, sizeof b, "%s+0x%x", o.func.c_str(), o.off - o.func_entry);
+        char b[200];
+        int line = o.pos.fn && o.pos.op >= 0 ? o.pos.fn->body[o.pos.op].line : o.pos.fn ? o.pos.fn->line : 0;
+        snprintf(b, sizeof b, "%s+0x%x%s", o.func.c_str(), o.off - o.func_entry,
+                 line > 0 ? (" (line " + std::to_string(line) + ")").c_str() : "");
         out->failures.push_back(b + what);
       }
     };
@@ -79,7 +81,16 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
       fail(": end state differs after a preemption there:" + diff);
     }
   };
-  return harness::SweepEngine(prog, opts.main, harness::ReferenceRuntimeFactory(base), &baseline, judge, err);
+  auto proceed = [&](size_t done, size_t total) {
+    out->total = total;
+    if (opts.proceed && !opts.proceed(done, total)) {
+      out->interrupted = true;
+      return false;
+    }
+    return true;
+  };
+  return harness::SweepEngine(prog, opts.main, harness::ReferenceRuntimeFactory(base), &baseline, judge, err,
+                              proceed);
 }
 
 }  // namespace safepoint::oracle

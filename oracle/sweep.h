@@ -5,6 +5,7 @@
 #ifndef SAFEPOINT_ORACLE_SWEEP_H_
 #define SAFEPOINT_ORACLE_SWEEP_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct SweepOptions {
   std::string main = "main.main";
   RuntimeOptions runtime;         // base options for every run (sysmon is turned off)
   size_t max_failures = 20;       // details kept (all are counted)
+  // Called before each instruction with (done, total); false stops the
+  // sweep there (an interrupt), leaving a partial result.
+  std::function<bool(size_t, size_t)> proceed;
 };
 
 struct SweepResult {
@@ -33,6 +37,8 @@ struct SweepResult {
   size_t state_diffs = 0;         // end state != the unpreempted run's
   size_t run_errors = 0;          // a run that failed to complete
   std::vector<std::string> failures;  // details, up to max_failures
+  size_t total = 0;               // instructions the sweep would arm
+  bool interrupted = false;       // stopped by proceed before the end
   bool ok() const { return disagreements == 0 && state_diffs == 0 && run_errors == 0; }
   std::string Summary() const;
 };

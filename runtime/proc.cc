@@ -114,6 +114,8 @@ Runtime::Runtime(RuntimeOptions opts)
 
 Runtime::~Runtime() {
   if (running_ms_.load() > 0) {
+    globals_.release();
+    vdump_.release();
     // Some M never stopped (a goroutine that reached no safe point); its
     // thread still runs our code on our memory. Leak everything it may touch.
     code_.release();
@@ -137,9 +139,11 @@ const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
 M* Runtime::CurrentM() { return tls_m; }
 
 void Runtime::Throw(const char* msg) {
+  // As Go's throw: the message, then the process exits with status 2 (never
+  // a raw abort or signal of the harness).
   fprintf(stderr, "fatal error: %s\n", msg);
   fflush(stderr);
-  abort();
+  _exit(2);
 }
 
 bool Runtime::Load(const ir::Program& prog, std::string* err) {
@@ -284,8 +288,16 @@ G* Runtime::findRunnable(M* m) {
       int64_t wait = next - MonotonicNanos();
       if (wait > 0) idle_cv_.wait_for(lk, std::chrono::nanoseconds(wait));
     } else {
+      // Every M idle with no timer pending and nothing runnable: every
+      // goroutine is waiting for another, as Go's checkdead finds.
+      if (++idle_ms_ == static_cast<int>(ms_.size()) && !main_done_.load()) {
+        deadlock_ = true;
+        events_.Record(Ev::kDeadlock, 0);
+        done_cv_.notify_all();
+      }
       // Woken by whatever makes work: ready, newproc, main's exit, Run's stop.
       idle_cv_.wait(lk);
+      idle_ms_--;
     }
     lk.release();
     pp->m.store(m);
@@ -447,6 +459,7 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
         if (opts_.hooks.exit_on_main_return) _exit(0);
         main_done_.store(true);
         idle_cv_.notify_all();
+        done_cv_.notify_all();
       }
       mu_.unlock();
       schedule(m);
@@ -514,7 +527,6 @@ void Runtime::StartM(int i) {
   M* raw = m.get();
   ms_.push_back(std::move(m));
   running_ms_.fetch_add(1);
-  if (i == 0) return;  // M0 is the thread that calls Run
   if (pthread_create(&raw->thread, nullptr, &MThreadMain, raw) != 0) Throw("pthread_create failed");
 }
 
@@ -545,6 +557,9 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     G* mg = newproc(code_->base() + f->entry, true);
     globrunq_.push_back(mg);
   }
+  // Every M is a thread of its own; the calling thread only waits, as the
+  // process does in Go, for main to return (or for a deadlock), so a
+  // goroutine that never reaches a safe point cannot hold the run hostage.
   for (int i = 0; i < opts_.settings.gomaxprocs; i++) StartM(i);
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
@@ -553,12 +568,15 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
       return nullptr;
     }, this);
   }
-  M* m0 = ms_[0].get();
-  sp_call_on_stack(m0->g0->stack.hi, &MStartTrampoline, m0);
-  running_ms_.fetch_sub(1);
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [&] { return main_done_.load() || deadlock_; });
+  }
 
-  // main returned: stop the other Ms. A goroutine still running user code
-  // is asked to stop at its next safe point, repeatedly, for a while.
+  // The program is over. Go's process exits here; the harness asks every
+  // goroutine still running user code to stop at its next safe point,
+  // repeatedly, for a while, and abandons the Ms that never reach one
+  // (their memory is leaked, see ~Runtime): the run still ended as Go's.
   stopping_.store(true);
   idle_cv_.notify_all();
   for (int round = 0; round < 2000 && running_ms_.load() > 0; round++) {
@@ -570,12 +588,15 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     sysmon_stop_.store(true);
     pthread_join(sysmon_thread_, nullptr);
   }
-  if (running_ms_.load() > 0) {
-    *err = "main returned but " + std::to_string(running_ms_.load()) +
-           " M(s) still run goroutines that reached no safe point";
+  abandoned_ms_ = running_ms_.load();
+  if (abandoned_ms_ == 0)
+    for (auto& m : ms_) pthread_join(m->thread, nullptr);
+  if (deadlock_) {
+    // Go: "fatal error: all goroutines are asleep - deadlock!", exit status 2.
+    *err = "all goroutines are asleep - deadlock!";
+    fatal_ = true;
     return false;
   }
-  for (size_t i = 1; i < ms_.size(); i++) pthread_join(ms_[i]->thread, nullptr);
   return true;
 }
 

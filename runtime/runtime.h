@@ -255,6 +255,12 @@ class Runtime {
   // The goroutines on the global run queue, in order (tests).
   std::vector<int64_t> GlobalRunq();
 
+  // After Run: Ms abandoned because their goroutine never reached a safe
+  // point after main returned (Go's process would just have exited).
+  int abandoned_ms() const { return abandoned_ms_; }
+  // After a failed Run: a fatal error as Go reports one (exit status 2).
+  bool fatal() const { return fatal_; }
+
   // Statistics the benchmarks read.
   size_t goroutines_created() const { return next_goid_.load() - 1; }
 
@@ -301,6 +307,11 @@ class Runtime {
   std::atomic<bool> main_done_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<int> running_ms_{0};
+  std::condition_variable done_cv_;  // main returned, or a deadlock (mu_)
+  bool deadlock_ = false;            // mu_
+  int idle_ms_ = 0;                  // Ms waiting with no timer in findRunnable (mu_)
+  int abandoned_ms_ = 0;
+  bool fatal_ = false;
   bool sysmon_started_ = false;
   pthread_t sysmon_thread_{};
   std::atomic<bool> sysmon_stop_{false};

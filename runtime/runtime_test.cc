@@ -116,5 +116,37 @@ TEST(Godebug, ParsesAsGoDoes) {
   EXPECT_EQ(err, "GODEBUG: malformed entry '=1' (want key=value)");
 }
 
+// Every goroutine waiting and no timer pending: reported as Go reports it,
+// at every GOMAXPROCS, instead of hanging.
+TEST(Runtime, ADeadlockIsReportedAsGoReportsIt) {
+  for (int procs = 1; procs <= 4; procs++) {
+    RuntimeOptions o;
+    o.settings.gomaxprocs = procs;
+    o.hooks.sysmon = false;
+    std::unique_ptr<Runtime> rt;
+    std::string err;
+    EXPECT_FALSE(RunProgram("func main.main\n  go main.w\n  wait 1\n  ret\nend\n"
+                            "func main.w\n  wait 2\n  ret\nend\n",
+                            std::move(o), &rt, &err));
+    EXPECT_EQ(err, "all goroutines are asleep - deadlock!") << "GOMAXPROCS=" << procs;
+    ASSERT_NE(rt, nullptr);
+    EXPECT_TRUE(rt->fatal());
+    EXPECT_EQ(rt->events().Count(Ev::kDeadlock), 1u);
+  }
+}
+
+// A goroutine sleeping on a timer is not a deadlock.
+TEST(Runtime, ASleeperIsNotADeadlock) {
+  RuntimeOptions o;
+  o.settings.gomaxprocs = 2;
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  ASSERT_TRUE(RunProgram("func main.main\n  go main.w\n  wait 1\n  ret\nend\n"
+                         "func main.w\n  sleep 2000000\n  handshake 1\n  ret\nend\n",
+                         std::move(o), &rt, &err))
+      << err;
+  EXPECT_EQ(rt->events().Count(Ev::kDeadlock), 0u);
+}
+
 }  // namespace
 }  // namespace safepoint

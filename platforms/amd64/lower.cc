@@ -167,12 +167,13 @@ class Amd64Lowerer final : public Lowerer {
         RegOp(a, 0x89, kTmp, kRegs[i.rd]);
         break;
       case Op::kAtomicAdd:
-        // LOCK XADDQ through R11: the address load and the locked op are
-        // one compiler-marked unsafe sequence, as Go marks its atomics.
+        // LOCK ADDQ rS, (R11): g[N] += rS, rS unchanged (core/ir.h). The
+        // address load and the locked op are one compiler-marked unsafe
+        // sequence, as Go marks its atomics.
         a.BeginRegion(Asm::kUnsafe);
         MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
         a.Begin();
-        a.Bytes({0xF0, Rex(kRegs[i.rs], kTmp), 0x0F, 0xC1, ModRM(0, kRegs[i.rs], kTmp)});
+        a.Bytes({0xF0, Rex(kRegs[i.rs], kTmp), 0x01, ModRM(0, kRegs[i.rs], kTmp)});
         a.EndRegion();
         break;
       case Op::kWbStore: {

@@ -293,8 +293,7 @@ class Arm64Lowerer final : public Lowerer {
         a.Insn32(MovReg(kRegs[i.rd], X16));
         break;
       case Op::kAtomicAdd: {
-        // XADD's semantics, as amd64 lowers it: g[N] += rS, rS = the old
-        // value; an LDXR/STXR loop with X13 (address), X16 (old), X17
+        // g[N] += rS, rS unchanged (core/ir.h); an LDXR/STXR loop with X13 (address), X16 (old), X17
         // (new), W12 (status). Unsafe as Go marks atomics, but only through
         // registers asyncPreempt saves, so a runtime that wrongly preempts
         // here (the skipped-rule mutation) loses nothing: the interruption
@@ -308,7 +307,6 @@ class Arm64Lowerer final : public Lowerer {
         a.Insn32(AddReg(X17, X16, rs));
         a.Insn32(Stxr(X12, X17, X13));
         Branch(a, CbnzW(X12), retry, kImm19);
-        a.Insn32(MovReg(rs, X16));
         a.EndRegion();
         break;
       }

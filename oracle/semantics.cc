@@ -1,0 +1,155 @@
+#include "oracle/semantics.h"
+
+#include <map>
+
+namespace safepoint::oracle {
+namespace {
+
+struct Interp {
+  const ir::Program& prog;
+  std::vector<uint64_t> g = std::vector<uint64_t>(ir::kGlobals, 0);
+  uint64_t r[ir::kPortableRegs] = {};
+  bool defined[ir::kPortableRegs];
+  uint64_t steps = 0, max_steps;
+  std::string err;
+
+  Interp(const ir::Program& p, uint64_t max) : prog(p), max_steps(max) {
+    for (bool& d : defined) d = false;  // main starts with nothing known in any register
+  }
+
+  bool Fail(const ir::Insn& i, const std::string& m) {
+    err = std::to_string(i.line) + ": " + m;
+    return false;
+  }
+  bool Read(const ir::Insn& i, int reg, uint64_t* v) {
+    if (!defined[reg]) return Fail(i, "reads r" + std::to_string(reg) + ", which a call clobbered");
+    *v = r[reg];
+    return true;
+  }
+
+  bool Call(const ir::Function& f, int depth) {
+    if (depth > 1000) {
+      err = std::to_string(f.line) + ": calls nest deeper than 1000";
+      return false;
+    }
+    // A function knows only its argument, r0.
+    for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+    std::vector<uint64_t> slots(f.frame / 8 + 1, 0);
+    std::vector<bool> slot_set(f.frame / 8 + 1, false);
+    std::map<std::string, size_t> labels;
+    for (size_t k = 0; k < f.body.size(); k++)
+      if (f.body[k].op == ir::Op::kLabel) labels[f.body[k].target] = k;
+    for (size_t pc = 0; pc < f.body.size(); pc++) {
+      const ir::Insn& i = f.body[pc];
+      if (++steps > max_steps) return Fail(i, "runs more than " + std::to_string(max_steps) + " operations");
+      uint64_t a = 0, b = 0;
+      using ir::Op;
+      switch (i.op) {
+        case Op::kMovi: r[i.rd] = static_cast<uint64_t>(i.imm), defined[i.rd] = true; break;
+        case Op::kAddi:
+          if (!Read(i, i.rd, &a)) return false;
+          r[i.rd] = a + static_cast<uint64_t>(i.imm);
+          break;
+        case Op::kMuli:
+          if (!Read(i, i.rd, &a)) return false;
+          r[i.rd] = a * static_cast<uint64_t>(i.imm);
+          break;
+        case Op::kAdd:
+          if (!Read(i, i.rd, &a) || !Read(i, i.rs, &b)) return false;
+          r[i.rd] = a + b;
+          break;
+        case Op::kMov:
+          if (!Read(i, i.rs, &b)) return false;
+          r[i.rd] = b, defined[i.rd] = true;
+          break;
+        case Op::kLabel:
+        case Op::kInlineBegin:
+        case Op::kInlineEnd:
+          break;
+        case Op::kJmp: pc = labels[i.target]; break;
+        case Op::kJnz:
+        case Op::kJz:
+          if (!Read(i, i.rs, &b)) return false;
+          if ((b != 0) == (i.op == Op::kJnz)) pc = labels[i.target];
+          break;
+        case Op::kCall: {
+          const ir::Function* c = prog.Find(i.target);
+          if (!Call(*c, depth + 1)) return false;
+          // Every register but r0 (the result) is clobbered by a call.
+          for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+          break;
+        }
+        case Op::kRet: return true;
+        case Op::kLdGlobal: r[i.rd] = g[i.imm], defined[i.rd] = true; break;
+        case Op::kStGlobal:
+          if (!Read(i, i.rs, &b)) return false;
+          g[i.imm] = b;
+          break;
+        case Op::kLdSlot:
+          if (!slot_set[i.imm / 8]) return Fail(i, "reads frame slot " + std::to_string(i.imm) + " before storing it");
+          r[i.rd] = slots[i.imm / 8], defined[i.rd] = true;
+          break;
+        case Op::kStSlot:
+          if (!Read(i, i.rs, &b)) return false;
+          slots[i.imm / 8] = b, slot_set[i.imm / 8] = true;
+          break;
+        case Op::kAtomicAdd:
+          if (!Read(i, i.rs, &b)) return false;
+          g[i.imm] += b;  // rS unchanged
+          break;
+        case Op::kWbStore:
+          if (!Read(i, i.rs, &b)) return false;
+          g[i.imm] = b;  // the barrier is off: the store only
+          break;
+        case Op::kUseTmp:
+          if (!Read(i, i.rd, &a)) return false;
+          r[i.rd] = a + 1;
+          break;
+        case Op::kDumpRegs:
+          for (int k = 0; k < ir::kPortableRegs; k++) {
+            if (!Read(i, k, &a)) return false;
+            g[i.imm + k] = a;
+          }
+          break;
+        case Op::kService:
+          switch (i.service) {
+            case ir::Service::kGo:
+            case ir::Service::kSleep:
+            case ir::Service::kWait:
+            case ir::Service::kHandshake:
+            case ir::Service::kCallback:
+              return Fail(i, std::string(ir::ServiceName(i.service)) + " is outside the interpreter's subset");
+            default:
+              // A service keeps the registers amd64 keeps in callee-saved
+              // ones only by accident: as a call, it clobbers all but r0.
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+              break;
+          }
+          break;
+        default:
+          return Fail(i, "an operation whose result depends on the port (registers, vectors, flags)");
+      }
+    }
+    return true;  // fell off the end after a jmp target at the end: the validator forbids it
+  }
+};
+
+}  // namespace
+
+bool Interpret(const ir::Program& prog, const std::string& main, std::vector<uint64_t>* globals, std::string* err,
+               uint64_t max_steps) {
+  const ir::Function* f = prog.Find(main);
+  if (!f) {
+    *err = "no function " + main;
+    return false;
+  }
+  Interp in(prog, max_steps);
+  if (!in.Call(*f, 0)) {
+    *err = in.err;
+    return false;
+  }
+  *globals = in.g;
+  return true;
+}
+
+}  // namespace safepoint::oracle

@@ -1,0 +1,32 @@
+// The meaning of the portable IR operations, independent of any port: an
+// interpreter of one goroutine's code that gives the globals a program
+// leaves. Every port's lowering must leave the same (conformance's
+// semantics_test), so an operation means one thing everywhere.
+//
+// Portable: movi addi muli add mov, labels and branches, call ret, ld st
+// ldslot stslot, atomic_add, wb_store (with the write barrier off), usetmp,
+// inline regions, dumpregs, and the services that do not change state
+// (gosched, acquirem ... secret_end). Not portable, refused: go, sleep,
+// wait, handshake, callback (other goroutines, time, hooks) and
+// fillregs/sumregs/vfill/vdump/setflags/flagsdump (their results depend on
+// the port's register file and flags).
+#ifndef SAFEPOINT_ORACLE_SEMANTICS_H_
+#define SAFEPOINT_ORACLE_SEMANTICS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir.h"
+
+namespace safepoint::oracle {
+
+// Runs `main` of `prog`; false with *err for a program outside the portable
+// subset, one that reads a register a call clobbered, or one that runs more
+// than `max_steps` operations.
+bool Interpret(const ir::Program& prog, const std::string& main, std::vector<uint64_t>* globals, std::string* err,
+               uint64_t max_steps = 10'000'000);
+
+}  // namespace safepoint::oracle
+
+#endif
