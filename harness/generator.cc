@@ -1,0 +1,184 @@
+#include "harness/generator.h"
+
+#include <random>
+#include <set>
+#include <vector>
+
+#include "core/ir.h"
+
+namespace safepoint::harness {
+namespace {
+
+class Gen {
+ public:
+  explicit Gen(uint64_t seed) : rng_(seed) {}
+
+  std::string Program() {
+    int helpers = Pick(0, 3);
+    std::vector<Helper> hs;
+    for (int h = 0; h < helpers; h++) hs.push_back(MakeHelper(h));
+    std::string out = "func main.main frame=" + std::to_string(8 * Pick(2, 8)) + "\n";
+    defined_.clear();
+    labels_ = 0;
+    int frame_slots = 2;
+    out += Body(hs, 6 + Pick(0, 12), frame_slots, true);
+    out += "  ret\nend\n";
+    for (const Helper& h : hs) out += h.text;
+    return out;
+  }
+
+ private:
+  struct Helper {
+    std::string name, text;
+    bool nosplit;
+  };
+
+  int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  int64_t Imm() {
+    switch (Pick(0, 3)) {
+      case 0: return Pick(-8, 8);
+      case 1: return Pick(-2048, 2047);
+      case 2: return Pick(-100000, 100000);
+      default: return static_cast<int32_t>(rng_());
+    }
+  }
+  int Reg() { return Pick(0, ir::kPortableRegs - 1); }
+  int DefinedReg() {
+    if (defined_.empty()) return -1;
+    auto it = defined_.begin();
+    std::advance(it, Pick(0, static_cast<int>(defined_.size()) - 1));
+    return *it;
+  }
+  std::string R(int r) { return "r" + std::to_string(r); }
+  std::string G(int g) { return "g[" + std::to_string(g) + "]"; }
+
+  Helper MakeHelper(int h) {
+    Helper out;
+    out.name = "main.h" + std::to_string(h);
+    int kind = Pick(0, 3);  // 0 leaf, 1 leaf with a large frame, 2 non-leaf, 3 nosplit leaf
+    int frame = kind == 1 ? 8 * Pick(16, 300) : kind == 2 ? 8 * Pick(1, 40) : kind == 3 ? 8 * Pick(0, 60) : 0;
+    out.nosplit = kind == 3;
+    out.text = "func " + out.name + (out.nosplit ? " nosplit" : "") + " frame=" + std::to_string(frame) + "\n";
+    defined_ = {0};  // the argument
+    int slots = frame / 8;
+    std::vector<Helper> none;
+    out.text += Body(none, 2 + Pick(0, 6), slots, false);
+    if (kind == 2) out.text += "  call main.leafk\n";  // a call makes it non-leaf
+    out.text += "  ret\nend\n";
+    return out;
+  }
+
+  // One straight-line stretch with an optional bounded loop; reads only
+  // defined registers; calls only helpers (which clobber all but r0).
+  std::string Body(const std::vector<Helper>& hs, int n, int slots, bool top) {
+    std::string b;
+    std::set<int> stored_slots;
+    for (int k = 0; k < n; k++) {
+      int op = Pick(0, top ? 13 : 10);
+      int d = Reg(), s = DefinedReg();
+      switch (op) {
+        case 0: b += "  movi " + R(d) + ", " + std::to_string(Imm()) + "\n", defined_.insert(d); break;
+        case 1:
+        case 2:
+          if (s < 0) break;
+          b += std::string(op == 1 ? "  addi " : "  muli ") + R(s) + ", " + std::to_string(Imm() % 100000) + "\n";
+          break;
+        case 3:
+          if (s < 0) break;
+          b += "  mov " + R(d) + ", " + R(s) + "\n", defined_.insert(d);
+          break;
+        case 4: {
+          int t = DefinedReg();
+          if (s < 0 || t < 0) break;
+          b += "  add " + R(t) + ", " + R(s) + "\n";
+          break;
+        }
+        case 5:
+          if (s < 0) break;
+          b += "  st " + G(Pick(0, 19)) + ", " + R(s) + "\n";
+          break;
+        case 6: b += "  ld " + R(d) + ", " + G(Pick(0, 19)) + "\n", defined_.insert(d); break;
+        case 7:
+          if (s < 0 || slots == 0) break;
+          {
+            int slot = Pick(0, slots - 1);
+            b += "  stslot " + std::to_string(8 * slot) + ", " + R(s) + "\n";
+            stored_slots.insert(slot);
+          }
+          break;
+        case 8:
+          if (stored_slots.empty()) break;
+          {
+            auto it = stored_slots.begin();
+            std::advance(it, Pick(0, static_cast<int>(stored_slots.size()) - 1));
+            b += "  ldslot " + R(d) + ", " + std::to_string(8 * *it) + "\n", defined_.insert(d);
+          }
+          break;
+        case 9:
+          if (s < 0) break;
+          b += "  atomic_add " + G(Pick(20, 29)) + ", " + R(s) + "\n";
+          break;
+        case 10: {
+          // A bounded loop: a counter no other operation of the loop writes.
+          int c = Reg();
+          int acc = Reg();
+          if (acc == c) acc = (c + 1) % ir::kPortableRegs;
+          std::string l = "l" + std::to_string(labels_++);
+          b += "  movi " + R(c) + ", " + std::to_string(Pick(1, 50)) + "\n  movi " + R(acc) + ", 1\n" + l +
+               ":\n  addi " + R(acc) + ", " + std::to_string(Pick(1, 9)) + "\n  muli " + R(acc) + ", 3\n  addi " +
+               R(c) + ", -1\n  jnz " + R(c) + ", " + l + "\n";
+          defined_.insert(c), defined_.insert(acc);
+          break;
+        }
+        case 11:
+          if (hs.empty()) break;
+          {
+            const Helper& h = hs[Pick(0, static_cast<int>(hs.size()) - 1)];
+            if (!defined_.count(0)) b += "  movi r0, " + std::to_string(Imm()) + "\n";
+            b += "  call " + h.name + "\n";
+            defined_ = {0};
+            b += "  st " + G(Pick(30, 39)) + ", r0\n";
+          }
+          break;
+        case 12: {
+          const char* region[][2] = {{"acquirem", "releasem"}, {"mallocing_begin", "mallocing_end"},
+                                     {"preemptoff_begin", "preemptoff_end"}, {"secret_begin", "secret_end"},
+                                     {"entersyscall", "exitsyscall"}};
+          int r = Pick(0, 4);
+          b += std::string("  ") + region[r][0] + "\n  movi r1, " + std::to_string(Imm()) + "\n  atomic_add " +
+               G(Pick(20, 29)) + ", r1\n  " + region[r][1] + "\n";
+          defined_ = {};
+          break;
+        }
+        case 13:
+          b += "  inline runtime.gen" + std::to_string(labels_++) + "\n  movi " + R(d) + ", " +
+               std::to_string(Imm()) + "\n  endinline\n";
+          defined_.insert(d);
+          break;
+      }
+    }
+    if (top) {
+      // Everything observable: every register defined, then dumped.
+      for (int r = 0; r < ir::kPortableRegs; r++)
+        if (!defined_.count(r)) b += "  movi " + R(r) + ", " + std::to_string(r + 1) + "\n";
+      b += "  dumpregs 40\n";
+    } else if (!defined_.count(0)) {
+      b += "  movi r0, 7\n";
+    }
+    return b;
+  }
+
+  std::mt19937_64 rng_;
+  std::set<int> defined_;
+  int labels_ = 0;
+};
+
+}  // namespace
+
+std::string GenerateProgram(uint64_t seed) {
+  std::string p = Gen(seed).Program();
+  // The helpers' non-leaf callee.
+  return p + "func main.leafk\n  addi r0, 1\n  ret\nend\n";
+}
+
+}  // namespace safepoint::harness

@@ -1,0 +1,19 @@
+// A generator of valid programs, for property tests and fuzzing: from a
+// seed, deterministically, a program of the portable IR operations (so the
+// port-independent interpreter, oracle/semantics.h, defines its result),
+// with helper functions of every kind (leaf, non-leaf, large frames,
+// nosplit), bounded loops, calls, runtime regions and inlined bodies. Every
+// program it makes passes the validator and ends.
+#ifndef SAFEPOINT_HARNESS_GENERATOR_H_
+#define SAFEPOINT_HARNESS_GENERATOR_H_
+
+#include <cstdint>
+#include <string>
+
+namespace safepoint::harness {
+
+std::string GenerateProgram(uint64_t seed);
+
+}  // namespace safepoint::harness
+
+#endif
