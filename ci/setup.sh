@@ -25,6 +25,11 @@
 #                  target's libFuzzer and sanitizer runtimes
 #   bin/           the emulator and objdump entry points the build calls
 set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+  "") ;;
+  *) echo "setup: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 SP_TOP=$(cd "$here/.." && pwd)
