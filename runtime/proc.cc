@@ -290,7 +290,8 @@ G* Runtime::findRunnable(M* m) {
     } else {
       // Every M idle with no timer pending and nothing runnable: every
       // goroutine is waiting for another, as Go's checkdead finds.
-      if (++idle_ms_ == static_cast<int>(ms_.size()) && !main_done_.load()) {
+      // (Once: an M woken spuriously comes back here.)
+      if (++idle_ms_ == static_cast<int>(ms_.size()) && !main_done_.load() && !deadlock_) {
         deadlock_ = true;
         events_.Record(Ev::kDeadlock, 0);
         done_cv_.notify_all();
