@@ -12,7 +12,7 @@
 # What each port needs beyond the common packages comes from its folder:
 # SETUP_APT in platforms/NAME/port.env (Debian 12 packages) and, where more
 # is needed, platforms/NAME/setup.sh, which defines port_setup() using the
-# helpers below (make_apt, apt_update, fetch, resource_dir). The emulators
+# helpers below (make_apt, apt_update, fetch, resource_dir, fetch_clang_rt). The emulators
 # are the QEMU binaries the ports' port.env name.
 #
 # Layout of the tool directory:
@@ -140,6 +140,20 @@ resource_dir() {
   cp "$(dirname "$lib")"/*.a "$res/lib/linux/"
 }
 
+# fetch_clang_rt PORT APT_NAME TRIPLE: the newest libclang-rt-N-dev the
+# private apt list APT_NAME carries (archives move: never a fixed N), made
+# into PORT's clang resource directory.
+fetch_clang_rt() {
+  local port=$1 name=$2 triple=$3 rtpkg
+  rtpkg=$(APT_CONFIG="$TOOLS/apt/$name/apt.conf" apt-cache pkgnames libclang-rt- 2>/dev/null \
+          | grep -E '^libclang-rt-[0-9]+-dev$' | sort -t- -k3 -n | tail -n 1)
+  [ -n "$rtpkg" ] || die "the $name archive carries no libclang-rt-N-dev for $port"
+  rm -rf "$TOOLS/rt-$port-deb"
+  fetch "$name" "$TOOLS/rt-$port-deb" "$rtpkg"
+  resource_dir "$port" "$triple" "$TOOLS/rt-$port-deb"
+  rm -rf "$TOOLS/rt-$port-deb"
+}
+
 # --- 3. QEMU 10 from Debian 13, for every port's emulator --------------------
 qemus=()
 for p in $(sp_ports); do sp_port_env "$p"; [ -n "$P_QEMU" ] && qemus+=("$P_QEMU"); done
@@ -218,6 +232,6 @@ EOF
     grep -q "Done 200 runs" "$work/fuzz-$arch.log" || die "the $arch libFuzzer target did not finish its runs"
     say "  $arch: libFuzzer ok"
   done
-  touch "$proved" "$TOOLS/.stamp-proved"
+  touch "$proved"
 fi
 say "ready: $TOOLS (versions in $TOOLS/versions.log)"

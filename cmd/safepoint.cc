@@ -30,9 +30,7 @@
 #include <thread>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -403,15 +401,6 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
   // A goroutine may still spin on an abandoned M: end as Go's process does.
   if (rt.abandoned_ms() > 0) _exit(0);
   return 0;
-}
-
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::stringstream text;
-  text << in.rdbuf();
-  *out = text.str();
-  return true;
 }
 
 int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {

@@ -60,16 +60,6 @@ std::string InnermostPackage(const ir::Function& f, int op) {
   return stack.empty() ? f.package : stack.back();
 }
 
-// Operations whose lowering goes through REGTMP on ports that have one:
-// the assembler's multi-instruction expansions (addresses of globals and
-// vector dump areas, constants too large for an immediate).
-bool ExpandsThroughRegtmp(const PortModel& port, const ir::Insn& in) {
-  if (!port.has_regtmp || !(port.regtmp_ops & OpBit(in.op))) return false;
-  if (in.op == ir::Op::kAddi)
-    return in.imm < -(int64_t(1) << (port.addi_imm_bits - 1)) || in.imm >= (int64_t(1) << (port.addi_imm_bits - 1));
-  return true;
-}
-
 }  // namespace
 
 Expect Decide(const PortModel& port, const State& state, const Position& pos) {
@@ -117,14 +107,14 @@ Expect Decide(const PortModel& port, const State& state, const Position& pos) {
   if (in && in->op == ir::Op::kUseTmp && port.has_regtmp) return refuse(Rule::kUnsafePoint);
   // Where the assembler has no restartable sequences, an operation expanded
   // through REGTMP is an unsafe point (Go's riscv64).
-  if (in && !port.regtmp_restartable && ExpandsThroughRegtmp(port, *in)) return refuse(Rule::kUnsafePoint);
+  if (in && !port.regtmp_restartable && port.ExpandsThroughRegtmp(*in)) return refuse(Rule::kUnsafePoint);
   if (f.nosplit) {
     bool at_call = in && (in->op == ir::Op::kCall || in->op == ir::Op::kService) && pos.last_in_op;
     if (!at_call) return refuse(Rule::kNosplit);
   }
   if (IsRuntimePackage(pos.op >= 0 ? InnermostPackage(f, pos.op) : f.package)) return refuse(Rule::kRuntimePkg);
   if (f.restart_at_entry) return {Verdict::kRestartAtEntry, Rule::kNone};
-  if (port.regtmp_restartable && in && ExpandsThroughRegtmp(port, *in))
+  if (port.regtmp_restartable && in && port.ExpandsThroughRegtmp(*in))
     // dumpregs, vdump and flagsdump are several sequences (loong64 packs
     // eight fcc bits before its store): any sequence start in the op.
     return {Verdict::kRestart, Rule::kNone,

@@ -74,9 +74,7 @@ TEST(PortModel, RegtmpExpansionsAreMarkedAsTheModelSays) {
       std::string err;
       ASSERT_TRUE(ir::ParseProgram(std::string("func main.f\n  ") + op + "\n  ret\nend\n", &prog, &err));
       const ir::Insn& in = prog.funcs[0].body[0];
-      bool expands = p->model.has_regtmp && (p->model.regtmp_ops & OpBit(in.op)) &&
-                     (in.op != ir::Op::kAddi || in.imm < -(1 << (p->model.addi_imm_bits - 1)) ||
-                      in.imm >= (1 << (p->model.addi_imm_bits - 1)));
+      bool expands = p->model.ExpandsThroughRegtmp(in);
       bool restart = !f->restarts.empty();
       bool unsafe = !f->unsafe.empty();
       if (!expands) {

@@ -105,6 +105,12 @@ struct PortModel {
   // The IR operations the port expands through REGTMP (bit ir::Op; `addi`
   // only beyond addi_imm_bits), as its assembler would.
   uint64_t regtmp_ops;
+  // Whether the port expands this IR operation through REGTMP.
+  bool ExpandsThroughRegtmp(const ir::Insn& in) const {
+    if (!has_regtmp || !(regtmp_ops & (uint64_t(1) << static_cast<int>(in.op)))) return false;
+    if (in.op != ir::Op::kAddi) return true;
+    return in.imm < -(int64_t(1) << (addi_imm_bits - 1)) || in.imm >= (int64_t(1) << (addi_imm_bits - 1));
+  }
   // How far the last instruction of a restartable sequence may start after
   // its first, in bytes: a restart rewinds at most this far.
   uint32_t max_sequence_bytes;

@@ -31,12 +31,5 @@ port_setup() {
   # Testing moves: take the newest libclang-rt-N-dev it carries.
   make_apt testing-loong64 testing loong64
   apt_update testing-loong64
-  local rtpkg
-  rtpkg=$(APT_CONFIG="$TOOLS/apt/testing-loong64/apt.conf" apt-cache pkgnames libclang-rt- 2>/dev/null \
-          | grep -E '^libclang-rt-[0-9]+-dev$' | sort -t- -k3 -n | tail -n 1)
-  [ -n "$rtpkg" ] || die "Debian testing carries no libclang-rt-N-dev for loong64"
-  rm -rf "$TOOLS/rt-loong64-deb"
-  fetch testing-loong64 "$TOOLS/rt-loong64-deb" "$rtpkg"
-  resource_dir loong64 loongarch64 "$TOOLS/rt-loong64-deb"
-  rm -rf "$TOOLS/rt-loong64-deb"
+  fetch_clang_rt loong64 testing-loong64 loongarch64
 }

@@ -10,14 +10,7 @@
 port_setup() {
   make_apt stable-riscv64 stable riscv64
   apt_update stable-riscv64
-  local rtpkg
-  rtpkg=$(APT_CONFIG="$TOOLS/apt/stable-riscv64/apt.conf" apt-cache pkgnames libclang-rt- 2>/dev/null \
-          | grep -E '^libclang-rt-[0-9]+-dev$' | sort -t- -k3 -n | tail -n 1)
-  [ -n "$rtpkg" ] || die "Debian 13 carries no libclang-rt-N-dev for riscv64"
-  rm -rf "$TOOLS/rt-riscv64-deb"
-  fetch stable-riscv64 "$TOOLS/rt-riscv64-deb" "$rtpkg"
-  resource_dir riscv64 riscv64 "$TOOLS/rt-riscv64-deb"
-  rm -rf "$TOOLS/rt-riscv64-deb"
+  fetch_clang_rt riscv64 stable-riscv64 riscv64
   local shim; shim=$(mktemp -d)
   cat >"$shim/isoc23.c" <<'C'
 #include <stdlib.h>
