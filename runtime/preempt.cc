@@ -65,15 +65,19 @@ bool Runtime::preemptone(P* pp, Source src) {
     events_.Record(Ev::kSkip, gp->goid, Reason::kSyscall, 0, pp->id, src);
     return false;
   }
+  requestPreemption(mp, pp, gp, 0, src);
+  return true;
+}
+
+void Runtime::requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src) {
   gp->preempt.store(true);
   gp->stackguard0.store(kStackPreempt);  // synchronous: the next prologue check fails
-  events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, pp->id, src);
+  events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, pp ? pp->id : -1, src);
   // asynchronous: a signal to the M, where the port supports it.
   if (async_supported_ && debug_.asyncpreemptoff == 0) {
-    pp->preempt.store(true);
+    if (pp) pp->preempt.store(true);
     preemptM(mp);
   }
-  return true;
 }
 
 void Runtime::preemptall(Source src) {

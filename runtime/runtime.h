@@ -265,6 +265,10 @@ class Runtime {
   size_t goroutines_created() const { return next_goid_.load() - 1; }
 
  private:
+  // The two triggers of a request (preempt and stackPreempt), its event,
+  // and the signal where asynchronous preemption is on: preemptone's and
+  // preemptCurrent's common part.
+  void requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src);
   G* newproc(uintptr_t entry, bool is_main);
   void FreeStack(G* gp);
   bool AllocStack(G* gp, size_t size, std::string* err);

@@ -233,13 +233,7 @@ void Runtime::preemptCurrent(M* m, uintptr_t pc, Source src) {
   G* gp = m->curg.load();
   if (gp == nullptr) return;
   // As preemptone would (it skips its own M; this is the target M itself).
-  gp->preempt.store(true);
-  gp->stackguard0.store(kStackPreempt);
-  events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, m->p ? m->p->id : -1, src);
-  if (async_supported_ && !debug_.asyncpreemptoff) {
-    if (m->p) m->p->preempt.store(true);
-    preemptM(m);
-  }
+  requestPreemption(m, m->p, gp, pc, src);
 }
 
 bool Runtime::PatchCode(uint32_t off, const uint8_t* bytes, size_t n) { return code_ && code_->Patch(off, bytes, n); }
