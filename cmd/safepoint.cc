@@ -6,7 +6,7 @@
 //       preempts at every instruction of every function, one at a time;
 //       prints counts per outcome; fails on any disagreement with the
 //       decision oracle or any change of the program's end state
-//   safepoint run [--arch=A] [--gomaxprocs=N] [--godebug=S] [--events] FILE
+//   safepoint run [--arch=A] [--gomaxprocs=N] [--godebug=S] [--events] [--json] FILE
 //       runs a program description's main.main, prints its globals and what
 //       the runtime did (preemptions, refusals by rule, deferrals, restarts,
 //       stack growths), per goroutine and in total
@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/report.h"
 #include "harness/experiment.h"
 #include "oracle/rules.h"
 #include "oracle/sweep.h"
@@ -56,7 +57,8 @@ constexpr FlagDef kFlags[] = {
     {"omit-stack-check", "", "experiment: the mutation with no stack-check prologues", true},
     {"gomaxprocs", "1", "run: the number of Ps", false},
     {"godebug", "", "run: the GODEBUG value", false},
-    {"events", "", "run: print every recorded event (time, M, P, G, event, reason, PC as function+offset)", true},
+    {"events", "", "run: print every recorded event (time, M, P, G, event, reason, source, PC as function+offset and IR line)", true},
+    {"json", "", "run: print the report (globals, counts, with --events the events) as one JSON object", true},
     {"program", "", "sweep: a program description file (default: the built-in program)", false},
     {"runtimesecret", "", "sweep: run under GOEXPERIMENT=runtimesecret", true},
     {"mutate", "", "sweep: a mutation to show the sweep fails (--mutate=list lists them for this port)", false},
@@ -108,7 +110,9 @@ constexpr SubcommandDef kSubcommands[] = {
     {"sweep", "safepoint sweep [--program=FILE] [--runtimesecret] [--mutate=M]",
      "preempts at every instruction of every function, one at a time, by armed delivery; fails on any\n"
      "disagreement with the decision oracle or any change of the program's end state"},
-    {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] FILE", "runs a program description's main.main and prints its globals"},
+    {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] [--events] [--json] FILE",
+     "runs a program description's main.main; prints its globals and what the runtime did, per goroutine\n"
+     "and in total (with --events every event; with --json all of it as one JSON object)"},
     {"rules", "safepoint rules", "lists the refusal rules of isAsyncSafePoint and canPreemptM, in the runtime's order,\n"
      "with the chapter section that states each (the tests that check them: conformance/RULES.md)"},
     {"help", "safepoint help | safepoint SUBCOMMAND --help", "prints this help"},
@@ -306,23 +310,19 @@ int Experiment(const std::map<std::string, std::string>& flags, const std::vecto
   return 0;
 }
 
-// "main.f+0x1c" for an absolute PC of the loaded program, or the hex PC.
-std::string Where(const Runtime& rt, uintptr_t pc) {
-  char buf[160];
-  const FuncInfo* f = pc ? rt.FuncAt(pc) : nullptr;
-  if (f) {
-    snprintf(buf, sizeof buf, "%s+0x%lx", f->name.c_str(), static_cast<unsigned long>(pc - rt.code_base() - f->entry));
-  } else if (pc) {
-    snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(pc));
-  } else {
-    buf[0] = '-', buf[1] = 0;
-  }
-  return buf;
-}
-
 int Run(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
   if (args.size() != 1) return Bad("run needs exactly one program file");
-  std::string text, err;
+  // Flags first, then the program, as Go's tools do.
+  double procs;
+  if (!ParseNumber(flags.at("gomaxprocs"), 1, 64, &procs) || procs != static_cast<int>(procs))
+    return Bad("--gomaxprocs=" + flags.at("gomaxprocs") + ": want an integer in [1, 64]");
+  RuntimeOptions opts;
+  opts.settings.gomaxprocs = static_cast<int>(procs);
+  opts.settings.godebug = flags.at("godebug");
+  Debug d;
+  std::string err;
+  if (!ParseGodebug(opts.settings.godebug, &d, &err)) return Bad(err);
+  std::string text;
   if (!ReadBounded(args[0], kMaxProgramBytes, &text, &err)) return Bad(err);
   ir::Program prog;
   if (!ir::ParseProgram(text, &prog, &err)) return Bad(args[0] + ":" + err);
@@ -331,72 +331,24 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
       if (in.op == ir::Op::kService && in.service == ir::Service::kCallback)
         return Bad(args[0] + ":" + std::to_string(in.line) +
                    ": callback is a test hook: a program run from the command line has none");
-  double procs;
-  if (!ParseNumber(flags.at("gomaxprocs"), 1, 64, &procs) || procs != static_cast<int>(procs))
-    return Bad("--gomaxprocs=" + flags.at("gomaxprocs") + ": want an integer in [1, 64]");
-  RuntimeOptions opts;
-  opts.settings.gomaxprocs = static_cast<int>(procs);
-  opts.settings.godebug = flags.at("godebug");
-  Debug d;
-  if (!ParseGodebug(opts.settings.godebug, &d, &err)) return Bad(err);
   Runtime rt(std::move(opts));
   if (!rt.Load(prog, &err)) return Bad(args[0] + ": " + err);
   bool ok = rt.Run("main.main", &err);
-  std::vector<Event> evs = rt.events().Snapshot();
-  if (flags.at("events") == "1") {
-    printf("%-6s %-12s %-5s %-16s %-16s %-10s %-8s %s\n", "seq", "time(ns)", "G", "event", "reason", "source", "arg",
-           "pc");
-    int64_t t0 = evs.empty() ? 0 : evs[0].when;
-    for (const Event& e : evs)
-      printf("%-6llu %-12lld %-5lld %-16s %-16s %-10s %-8lld %s\n", static_cast<unsigned long long>(e.seq),
-             static_cast<long long>(e.when - t0), static_cast<long long>(e.goid), EvName(e.kind),
-             e.reason == Reason::kNone ? "-" : ReasonName(e.reason), SourceName(e.source),
-             static_cast<long long>(e.arg), Where(rt, e.pc).c_str());
+  cmd::RunReport report = cmd::BuildReport(rt, prog, ok, err);
+  report.program = args[0];
+  report.gomaxprocs = static_cast<int>(procs);
+  report.with_events = flags.at("events") == "1";
+  if (flags.at("json") == "1") {
+    cmd::PrintJson(report, stdout);
+  } else {
+    cmd::PrintText(report, stdout);
   }
   if (!ok) {
-    if (rt.fatal()) {
-      // As Go reports a fatal error: on stderr, exit status 2.
-      fprintf(stderr, "fatal error: %s\n", err.c_str());
-      return 2;
-    }
-    fprintf(stderr, "safepoint: %s\n", err.c_str());
-    return 1;
+    fflush(stdout);
+    // A fatal error as Go reports one: on stderr, exit status 2.
+    fprintf(stderr, rt.fatal() ? "fatal error: %s\n" : "safepoint: %s\n", err.c_str());
+    return rt.fatal() ? 2 : 1;
   }
-  for (int i = 0; i < ir::kGlobals; i++)
-    if (rt.global(i) != 0) printf("g[%d] = %llu\n", i, static_cast<unsigned long long>(rt.global(i)));
-  // What the runtime did, per goroutine and in total.
-  struct Counts {
-    size_t sync = 0, async = 0, deferred = 0, restarts = 0, grows = 0;
-    std::map<std::string, size_t> refused;
-  };
-  std::map<int64_t, Counts> per_g;
-  Counts total;
-  for (const Event& e : evs) {
-    Counts* cs[] = {&per_g[e.goid], &total};
-    for (Counts* c : cs) {
-      if (e.kind == Ev::kPreemptSync) c->sync++;
-      if (e.kind == Ev::kPreemptAsync) c->async++;
-      if (e.kind == Ev::kDeferred) c->deferred++;
-      if (e.kind == Ev::kGrow) c->grows++;
-      if (e.kind == Ev::kAsyncRefuse) c->refused[ReasonName(e.reason)]++;
-      if (e.kind == Ev::kAsyncAccept && static_cast<uintptr_t>(e.arg) != e.pc) c->restarts++;
-    }
-  }
-  auto line = [](const char* who, const Counts& c) {
-    std::string r;
-    for (const auto& [rule, n] : c.refused) r += ", " + std::to_string(n) + " refused (" + rule + ")";
-    printf("%s: %zu synchronous and %zu asynchronous preemptions, %zu restarted, %zu deferred, %zu stack growths%s\n",
-           who, c.sync, c.async, c.restarts, c.deferred, c.grows, r.c_str());
-  };
-  for (const auto& [goid, c] : per_g) {
-    if (goid <= 0) continue;
-    if (c.sync + c.async + c.deferred + c.grows + c.refused.size() == 0) continue;
-    line(("goroutine " + std::to_string(goid)).c_str(), c);
-  }
-  line("total", total);
-  if (rt.abandoned_ms() > 0)
-    printf("note: %d M(s) still ran goroutines that reached no safe point when main returned; as in Go, the "
-           "program ended anyway\n", rt.abandoned_ms());
   fflush(nullptr);
   // A goroutine may still spin on an abandoned M: end as Go's process does.
   if (rt.abandoned_ms() > 0) _exit(0);

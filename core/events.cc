@@ -31,6 +31,17 @@ const char* SourceName(Source s) {
   return names[static_cast<int>(s)];
 }
 
+namespace {
+// Initial-exec TLS: read from signal handlers, and never allocated lazily.
+thread_local int32_t tls_event_m __attribute__((tls_model("initial-exec"))) = -1;
+thread_local int32_t tls_event_p __attribute__((tls_model("initial-exec"))) = -1;
+}  // namespace
+
+void EventLog::BindThread(int m, int p) {
+  tls_event_m = m;
+  tls_event_p = p;
+}
+
 EventLog::EventLog(size_t capacity)
     : buf_(new Event[capacity]), cap_(capacity), ready_(new std::atomic<bool>[capacity]) {
   for (size_t i = 0; i < cap_; i++) ready_[i].store(false, std::memory_order_relaxed);
@@ -44,7 +55,8 @@ void EventLog::Record(Ev kind, int64_t goid, Reason reason, uintptr_t pc, int64_
   }
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  buf_[seq] = Event{seq, kind, source, reason, goid, pc, arg, static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec};
+  buf_[seq] = Event{seq, kind, source, reason, goid, pc, arg, static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec,
+                     tls_event_m, tls_event_p};
   ready_[seq].store(true, std::memory_order_release);
 }
 
@@ -85,8 +97,8 @@ std::string EventLog::Dump(size_t max) const {
   for (size_t i = start; i < evs.size(); i++) {
     const Event& e = evs[i];
     char line[200];
-    snprintf(line, sizeof line, "#%llu %s g%lld %s %s pc=0x%lx arg=%lld\n", (unsigned long long)e.seq,
-             EvName(e.kind), (long long)e.goid, ReasonName(e.reason), SourceName(e.source),
+    snprintf(line, sizeof line, "#%llu m%d p%d %s g%lld %s %s pc=0x%lx arg=%lld\n", (unsigned long long)e.seq,
+             e.m, e.p, EvName(e.kind), (long long)e.goid, ReasonName(e.reason), SourceName(e.source),
              (unsigned long)e.pc, (long long)e.arg);
     s += line;
   }

@@ -86,6 +86,8 @@ struct Event {
   uintptr_t pc;  // absolute PC, where one applies
   int64_t arg;
   int64_t when;  // CLOCK_MONOTONIC ns: for benchmarks only, never for ordering
+  int32_t m;     // the M whose thread recorded it (-1: a thread that is no M)
+  int32_t p;     // the P that M held (-1: none, as for sysmon)
 };
 
 class EventLog {
@@ -98,6 +100,9 @@ class EventLog {
   size_t Count(Ev kind) const;
   size_t Count(Ev kind, Reason reason) const;
   size_t dropped() const { return dropped_.load(); }
+  // Names the calling thread's M and P for the events it records from now on
+  // (a thread-local, so the signal handler's events carry them too).
+  static void BindThread(int m, int p);
   void Clear();
   std::string Dump(size_t max = 200) const;
 

@@ -474,6 +474,7 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
 
 void Runtime::mstart1(M* m) {
   tls_m = m;
+  EventLog::BindThread(m->id, m->p->id);  // every M here holds its own P for the run
   SignalSetupM(m);
   m->tid = static_cast<pid_t>(syscall(SYS_gettid));
   // g0.sched.sp: where mcall and systemstack start C++ on this M. Below this
@@ -565,7 +566,10 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
     pthread_create(&sysmon_thread_, nullptr, [](void* a) -> void* {
-      static_cast<Runtime*>(a)->SysmonLoop();
+      // sysmon runs on an M of its own, without a P, as in Go.
+      Runtime* rt = static_cast<Runtime*>(a);
+      EventLog::BindThread(rt->opts_.settings.gomaxprocs, -1);
+      rt->SysmonLoop();
       return nullptr;
     }, this);
   }

@@ -1,0 +1,395 @@
+// The command as users meet it: `safepoint` is started as a user starts it
+// (through the config's emulator, from another directory), and what it
+// prints and its exit status are checked. Every start is bounded: a run
+// that does not end in time is killed and fails, naming what it ran.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/events.h"
+#include "platforms/native.h"
+
+namespace safepoint {
+namespace {
+
+std::string Runfile(const std::string& rel) {
+  const char* src = getenv("TEST_SRCDIR");
+  return std::string(src ? src : ".") + "/safepoint/" + rel;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string TempDir() {
+  const char* t = getenv("TEST_TMPDIR");
+  static int n = 0;
+  std::string d = std::string(t ? t : "/tmp") + "/cmd" + std::to_string(getpid()) + "_" + std::to_string(n++);
+  mkdir(d.c_str(), 0755);
+  return d;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+struct Result {
+  int status = -1;  // exit status; -1 when it did not end by itself
+  std::string out, err;
+};
+
+// Starts safepoint ARGS in dir (through $SAFEPOINT_EMULATOR, as the runner
+// starts every binary of this config) and waits at most `bound` seconds.
+Result Safepoint(const std::vector<std::string>& args, const std::string& dir = "", int bound = 120) {
+  std::string d = dir.empty() ? TempDir() : dir;
+  std::string out = d + "/.stdout", err = d + "/.stderr";
+  std::vector<std::string> argv;
+  std::istringstream emu(getenv("SAFEPOINT_EMULATOR") ? getenv("SAFEPOINT_EMULATOR") : "");
+  for (std::string w; emu >> w;) argv.push_back(w);
+  argv.push_back(Runfile("cmd/safepoint"));
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(d.c_str()) != 0) _exit(126);
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1), dup2(e, 2);
+    std::vector<char*> cargv;
+    for (std::string& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  Result r;
+  int st = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(bound);
+  while (waitpid(pid, &st, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      std::string line;
+      for (const std::string& a : args) line += " " + a;
+      ADD_FAILURE() << "safepoint" << line << " did not end within " << bound << " s";
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  r.out = Slurp(out), r.err = Slurp(err);
+  return r;
+}
+
+// A small JSON reader, enough to prove --json's output is one well-formed
+// object and to read fields of it.
+struct Json {
+  enum Kind { kNull, kBool, kNum, kStr, kArr, kObj } kind = kNull;
+  double num = 0;
+  std::string str;
+  std::vector<Json> arr;
+  std::map<std::string, Json> obj;
+  const Json& operator[](const std::string& k) const {
+    static const Json none;
+    auto it = obj.find(k);
+    return it == obj.end() ? none : it->second;
+  }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(const std::string& s) : s_(s) {}
+  bool Document(Json* out) {
+    if (!Value(out)) return false;
+    Space();
+    return i_ == s_.size();
+  }
+
+ private:
+  void Space() {
+    while (i_ < s_.size() && isspace(static_cast<unsigned char>(s_[i_]))) i_++;
+  }
+  bool Lit(const char* w) {
+    size_t n = strlen(w);
+    if (s_.compare(i_, n, w) != 0) return false;
+    i_ += n;
+    return true;
+  }
+  bool String(std::string* out) {
+    if (i_ >= s_.size() || s_[i_] != '"') return false;
+    for (i_++; i_ < s_.size(); i_++) {
+      char c = s_[i_];
+      if (c == '"') return i_++, true;
+      if (static_cast<unsigned char>(c) < 0x20) return false;
+      if (c == '\\') {
+        if (++i_ >= s_.size()) return false;
+        char e = s_[i_];
+        if (e == 'u') {
+          if (i_ + 4 >= s_.size()) return false;
+          *out += static_cast<char>(std::stoi(s_.substr(i_ + 1, 4), nullptr, 16));
+          i_ += 4;
+        } else if (strchr("\"\\/", e)) {
+          *out += e;
+        } else if (strchr("bfnrt", e)) {
+          *out += e == 'n' ? '\n' : e == 't' ? '\t' : ' ';
+        } else {
+          return false;
+        }
+      } else {
+        *out += c;
+      }
+    }
+    return false;
+  }
+  bool Value(Json* v) {
+    Space();
+    if (i_ >= s_.size()) return false;
+    char c = s_[i_];
+    if (c == '{') {
+      v->kind = Json::kObj;
+      i_++;
+      Space();
+      if (i_ < s_.size() && s_[i_] == '}') return i_++, true;
+      for (;;) {
+        Space();
+        std::string k;
+        if (!String(&k)) return false;
+        Space();
+        if (i_ >= s_.size() || s_[i_++] != ':') return false;
+        if (v->obj.count(k) || !Value(&v->obj[k])) return false;  // no duplicate keys
+        Space();
+        if (i_ < s_.size() && s_[i_] == ',') { i_++; continue; }
+        if (i_ < s_.size() && s_[i_] == '}') return i_++, true;
+        return false;
+      }
+    }
+    if (c == '[') {
+      v->kind = Json::kArr;
+      i_++;
+      Space();
+      if (i_ < s_.size() && s_[i_] == ']') return i_++, true;
+      for (;;) {
+        v->arr.emplace_back();
+        if (!Value(&v->arr.back())) return false;
+        Space();
+        if (i_ < s_.size() && s_[i_] == ',') { i_++; continue; }
+        if (i_ < s_.size() && s_[i_] == ']') return i_++, true;
+        return false;
+      }
+    }
+    if (c == '"') return v->kind = Json::kStr, String(&v->str);
+    if (Lit("true")) return v->kind = Json::kBool, v->num = 1, true;
+    if (Lit("false")) return v->kind = Json::kBool, true;
+    if (Lit("null")) return true;
+    size_t used = 0;
+    try {
+      v->num = std::stod(s_.substr(i_, 32), &used);
+    } catch (...) {
+      return false;
+    }
+    v->kind = Json::kNum;
+    i_ += used;
+    return used > 0;
+  }
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+TEST(Command, JsonIsOneObjectWithTheGlobalsAndCountsOfTheRun) {
+  Result r = Safepoint({"run", "--json", Runfile("examples/handshake.sp")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  Json d;
+  ASSERT_TRUE(JsonReader(r.out).Document(&d)) << "not one JSON object:\n" << r.out;
+  EXPECT_EQ(d["outcome"].str, "ok");
+  EXPECT_EQ(d["port"].str, NativePort().name);
+  EXPECT_EQ(d["gomaxprocs"].num, 1);
+  // The example's "# expect:" lines.
+  EXPECT_EQ(d["globals"]["2"].num, 77);
+  EXPECT_EQ(d["globals"]["3"].num, 77);
+  EXPECT_EQ(d["total"].kind, Json::kObj);
+  EXPECT_EQ(d["total"]["refused"].kind, Json::kObj);
+  EXPECT_EQ(d["events"].kind, Json::kNull) << "events only with --events";
+}
+
+// --events, in both spellings: every event names the M that recorded it and
+// the P it held. Each M holds its own P for the whole run, so an event an M
+// records carries that P; `resume` (execute) names the P in its arg too; and
+// sysmon, an M without a P, records the retakes and signals it sends.
+TEST(Command, EventsNameTheirMAndP) {
+  // At GOMAXPROCS=1 main's timer cannot run until sysmon has the spinner
+  // preempted; at 2 each goroutine has an M.
+  for (int procs = 1; procs <= 2; procs++) {
+    Result r = Safepoint({"run", "--events", "--json", "--gomaxprocs=" + std::to_string(procs),
+                          Runfile("examples/spinner.sp")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    Json d;
+    ASSERT_TRUE(JsonReader(r.out).Document(&d)) << r.out;
+    ASSERT_EQ(d["events"].kind, Json::kArr);
+    int resumes = 0, by_sysmon = 0, with_line = 0;
+    for (const Json& e : d["events"].arr) {
+      int m = static_cast<int>(e["m"].num), p = static_cast<int>(e["p"].num);
+      EXPECT_GE(m, -1);
+      EXPECT_LE(m, procs) << "M ids are 0..GOMAXPROCS-1, and sysmon's is GOMAXPROCS";
+      if (m >= 0 && m < procs) EXPECT_EQ(p, m) << "event " << e["seq"].num;
+      if (m == procs || m == -1) EXPECT_EQ(p, -1) << "sysmon and the caller's thread hold no P";
+      if (e["event"].str == "resume") {
+        resumes++;
+        EXPECT_EQ(e["arg"].num, p) << "execute's P is the recording M's";
+      }
+      if (m == procs) {
+        by_sysmon++;
+        EXPECT_TRUE(e["event"].str == "retake" || e["event"].str == "request" || e["event"].str == "signal-sent" ||
+                    e["event"].str == "signal-coalesced" || e["event"].str == "skip")
+            << "sysmon recorded " << e["event"].str;
+      }
+      if (e["func"].str == "main.spin" && e["line"].num > 0) with_line++;
+    }
+    EXPECT_GE(resumes, 2) << "main and the spinner were each put on an M";
+    if (procs == 1 && NativePort().async_preemption()) EXPECT_GE(by_sysmon, 1) << "sysmon preempted the spinner";
+    EXPECT_GE(with_line, 1) << "events in main.spin carry its IR source line";
+  }
+
+  Result t = Safepoint({"run", "--events", Runfile("examples/spinner.sp")});
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::string header = t.out.substr(0, t.out.find('\n'));
+  for (const char* col : {"seq", " M ", " P ", " G ", "event", "reason", "source", "pc"})
+    EXPECT_NE(header.find(col), std::string::npos) << "column " << col << " in: " << header;
+  EXPECT_NE(t.out.find("main.spin+0x"), std::string::npos);
+  EXPECT_NE(t.out.find("(line "), std::string::npos);
+}
+
+const char kDeadlock[] =
+    "func main.main\n  go main.w\n  wait 1\n  ret\nend\n"
+    "func main.w\n  wait 2\n  ret\nend\n";
+
+TEST(Command, ADeadlockEndsAsGosFatalError) {
+  std::string dir = TempDir();
+  WriteFile(dir + "/dead.sp", kDeadlock);
+  for (int procs = 1; procs <= 4; procs++) {
+    Result r = Safepoint({"run", "--gomaxprocs=" + std::to_string(procs), "dead.sp"}, dir);
+    EXPECT_EQ(r.status, 2) << "GOMAXPROCS=" << procs << ": " << r.err;
+    EXPECT_EQ(r.err, "fatal error: all goroutines are asleep - deadlock!\n") << "GOMAXPROCS=" << procs;
+  }
+  Result j = Safepoint({"run", "--json", "dead.sp"}, dir);
+  EXPECT_EQ(j.status, 2);
+  Json d;
+  ASSERT_TRUE(JsonReader(j.out).Document(&d)) << j.out;
+  EXPECT_EQ(d["outcome"].str, "fatal");
+  EXPECT_EQ(d["error"].str, "all goroutines are asleep - deadlock!");
+}
+
+TEST(Command, TimeoutEndsARunWithItsOwnStatus) {
+  std::string dir = TempDir();
+  WriteFile(dir + "/long.sp", "func main.main\n  sleep 600000000000\n  ret\nend\n");
+  Result r = Safepoint({"run", "--timeout=1", "long.sp"}, dir, 60);
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("timed out after 1 s"), std::string::npos) << r.err;
+}
+
+TEST(Command, RelativePathsAreTheCallers) {
+  std::string dir = TempDir();
+  mkdir((dir + "/progs").c_str(), 0755);
+  WriteFile(dir + "/progs/p.sp", "func main.main\n  movi r1, 5\n  st g[4], r1\n  ret\nend\n");
+  Result r = Safepoint({"run", "progs/p.sp"}, dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("g[4] = 5\n"), std::string::npos) << r.out;
+  // Flags before the subcommand, as the README writes them.
+  Result s = Safepoint({"--gomaxprocs=2", "run", "progs/p.sp"}, dir);
+  EXPECT_EQ(s.status, 0) << s.err;
+}
+
+// Bad input: a message on stderr and exit status 2, never a crash.
+TEST(Command, BadInputIsRefusedWithStatus2) {
+  std::string dir = TempDir();
+  WriteFile(dir + "/empty.sp", "");
+  mkdir((dir + "/adir").c_str(), 0755);
+  WriteFile(dir + "/cb.sp", "func main.main\n  callback 1\n  ret\nend\n");
+  WriteFile(dir + "/big.sp", "func main.main nosplit frame=4080\n  ret\nend\n");
+  WriteFile(dir + "/bad.sp", "func main.main\n  frobnicate r1\n  ret\nend\n");
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  } cases[] = {
+      {{"frob"}, "unknown subcommand"},
+      {{"run", "--frob=1", "empty.sp"}, "unknown flag --frob"},
+      {{"sweep", "--events"}, "--events does not apply to sweep"},
+      {{"run", "--gomaxprocs=0", "cb.sp"}, "--gomaxprocs=0"},
+      {{"run", "--arch=vax", "cb.sp"}, "unknown architecture 'vax'"},
+      {{"run", "empty.sp"}, "is empty"},
+      {{"run", "adir"}, "is a directory"},
+      {{"run", "missing.sp"}, "cannot read missing.sp"},
+      {{"run", "/dev/zero"}, "larger than"},
+      {{"run", "cb.sp"}, "callback is a test hook"},
+      {{"run", "big.sp"}, "nosplit"},
+      {{"run", "bad.sp"}, "bad.sp:2"},
+      {{"run", "--godebug=asyncpreemptoff", "cb.sp"}, "GODEBUG"},
+      {{"sweep", "--program=empty.sp"}, "is empty"},
+      {{"sweep", "--program=adir"}, "is a directory"},
+      {{"sweep", "--mutate=frob"}, "unknown"},
+      {{"sweep", "--max-failures=x"}, "--max-failures"},
+      {{"experiment", "extra"}, "takes no arguments"},
+  };
+  for (const Case& c : cases) {
+    std::string line;
+    for (const std::string& a : c.args) line += " " + a;
+    Result r = Safepoint(c.args, dir);
+    EXPECT_EQ(r.status, 2) << "safepoint" << line << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("safepoint: ", 0), 0u) << "safepoint" << line << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << "safepoint" << line << " said: " << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  }
+}
+
+TEST(Command, HelpAndListsExit0) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"help"}, {"run", "--help"}, {"sweep", "--help"}, {"experiment", "--help"}, {"rules"},
+           {"sweep", "--mutate=list"}}) {
+    Result r = Safepoint(args);
+    EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
+    EXPECT_FALSE(r.out.empty());
+  }
+  Result rules = Safepoint({"rules"});
+  for (int i = 1; i < static_cast<int>(Reason::kCount); i++) {
+    std::string name = ReasonName(static_cast<Reason>(i));
+    if (name == "no-request" || name == "asyncpreemptoff") continue;  // not refusals
+    if (name == "no-m" || name == "self" || name == "g0" || name == "syscall") continue;  // preemptone's skips
+    EXPECT_NE(rules.out.find(name), std::string::npos) << "rules lists " << name;
+  }
+  Result bare = Safepoint({});
+  EXPECT_EQ(bare.status, 2) << "no subcommand is a usage error";
+}
+
+// --mutate=list says which mutations apply here; one that does not is
+// refused with the reason (no-restart where the port has no restartable
+// sequences, as on amd64).
+TEST(Command, AMutationThatDoesNotApplyIsRefused) {
+  Result list = Safepoint({"sweep", "--mutate=list"});
+  ASSERT_EQ(list.status, 0) << list.err;
+  size_t at = list.out.find("no-restart");
+  ASSERT_NE(at, std::string::npos) << list.out;
+  std::string line = list.out.substr(at, list.out.find('\n', at) - at);
+  bool applies = NativePort().model.regtmp_restartable && NativePort().async_preemption();
+  EXPECT_EQ(line.find("[not here") == std::string::npos, applies) << line;
+  if (!applies) {
+    Result r = Safepoint({"sweep", "--mutate=no-restart"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("does not apply"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace safepoint
