@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -371,6 +372,33 @@ TEST(Command, HelpAndListsExit0) {
   }
   Result bare = Safepoint({});
   EXPECT_EQ(bare.status, 2) << "no subcommand is a usage error";
+}
+
+// A branch is refused, with its line, exactly when it spans more than the
+// port's declared reach (PortModel::branch_reach): every vdump is at least
+// 16 bytes of code, so a program of reach/16 + 1 of them between a jnz and
+// its label is beyond it. Where that program would pass the input limit
+// (amd64's and loong64's reach), the largest one is accepted instead.
+TEST(Command, ABranchIsRefusedExactlyBeyondThePortsReach) {
+  const int64_t reach = NativePort().model.branch_reach.cond;
+  const int64_t max_lines = 90000;  // "  vdump 0\n" x 90000: 900 KB, under the 1 MiB input limit
+  const int64_t lines = std::min<int64_t>(reach / 16 + 1, max_lines);
+  std::string text = "func main.main\n  movi r1, 0\n  jnz r1, far\n";
+  for (int64_t i = 0; i < lines; i++) text += "  vdump 0\n";
+  text += "far:\n  movi r1, 9\n  st g[1], r1\n  ret\nend\n";
+  std::string dir = TempDir();
+  WriteFile(dir + "/far.sp", text);
+  Result r = Safepoint({"run", "far.sp"}, dir);
+  if (lines == reach / 16 + 1) {
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("line 3: jnz far spans "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("conditional branches reach " + std::to_string(reach) + " bytes (PortModel::branch_reach)"),
+              std::string::npos)
+        << r.err;
+  } else {
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("g[1] = 9\n"), std::string::npos) << r.out;
+  }
 }
 
 // --mutate=list says which mutations apply here; one that does not is

@@ -23,7 +23,9 @@
 //   add  rD, rS         rD += rS
 //   mov  rD, rS         rD = rS
 //   label:              a branch target
-//   jmp L / jnz rS, L / jz rS, L
+//   jmp L / jnz rS, L / jz rS, L   a branch reaches as far as the port declares
+//                       (PortModel::branch_reach: riscv64's jnz/jz +-4 KiB,
+//                       arm64's +-1 MiB); a farther one is refused with its line
 //   call F              a call to another function of the program
 //   ret
 //   ld rD, g[N]  /  st g[N], rS          globals

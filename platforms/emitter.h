@@ -15,6 +15,7 @@
 
 #include "core/functab.h"
 #include "core/ir.h"
+#include "platforms/port.h"
 
 namespace safepoint {
 
@@ -31,6 +32,9 @@ struct EmitEnv {
   // A mutation, to show the suite can fail: emit no stack-check prologue at
   // all, so no synchronous safe point exists.
   bool omit_stack_check = false;
+  // The port being emitted for: its declared branch reach is checked before
+  // any branch is resolved (nullptr: only the Lowerer's own encoding checks).
+  const PortInfo* port = nullptr;
 };
 
 // Machine code under construction: bytes, instruction boundaries, labels.

@@ -6,6 +6,7 @@
 // this test is what keeps the model and the lowering in step.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "core/ir.h"
@@ -85,6 +86,75 @@ TEST(PortModel, RegtmpExpansionsAreMarkedAsTheModelSays) {
         EXPECT_TRUE(unsafe && !restart) << p->name << ": " << op << " should be an unsafe region";
       }
     }
+  }
+}
+
+// The declared branch reach is the Lowerer's: a branch to exactly the reach,
+// forward and (where the code to hold it is small enough to build) back, is
+// encoded; one 16 bytes beyond it is not (amd64's rel32 counts from the end of the
+// instruction, so its forward reach is a few bytes longer than its back).
+TEST(PortModel, BranchReachIsTheLowerers) {
+  struct Kind {
+    const char* text;
+    bool cond;
+  } kinds[] = {{"jnz r1, L", true}, {"jz r1, L", true}, {"jmp L", false}};
+  for (const PortInfo* p : AllPorts()) {
+    for (const Kind& k : kinds) {
+      int64_t reach = k.cond ? p->model.branch_reach.cond : p->model.branch_reach.jump;
+      ASSERT_GT(reach, 0) << p->name;
+      for (bool back : {false, true}) {
+        if (back && reach > (int64_t{1} << 23)) continue;  // 128 MiB and 2 GiB of code: forward only
+        ir::Program prog;
+        std::string err;
+        ASSERT_TRUE(ir::ParseProgram(std::string("func main.f\n  ") + k.text + "\nL:\n  ret\nend\n", &prog, &err));
+        std::unique_ptr<Lowerer> low = NewLowerer(p->name);
+        ASSERT_NE(low, nullptr);
+        const ir::Function& fn = prog.funcs[0];
+        FuncCtx ctx{&fn, low->FrameSize(0, true), false, -1, -1, true};
+        Asm a;
+        int label = a.NewLabel();
+        if (back) a.code().resize(static_cast<size_t>(reach) + 16);  // room behind the branch
+        low->Lower(a, ctx, fn.body[0], label, -1, EmitEnv{});
+        ASSERT_EQ(a.fixups().size(), 1u) << p->name << ": " << k.text;
+        Asm::Fixup f = a.fixups().back();
+        uint32_t at = f.at;  // the branch instruction (amd64's jnz tests the register first)
+        int64_t sign = back ? -1 : 1;
+        auto target = [&](int64_t d) { return static_cast<uint32_t>(static_cast<int64_t>(at) + sign * d); };
+        EXPECT_TRUE(low->Resolve(a, f, target(reach), &err))
+            << p->name << ": " << k.text << (back ? " back " : " forward ") << reach << " bytes: " << err;
+        EXPECT_FALSE(low->Resolve(a, f, target(reach + 16), &err))
+            << p->name << ": " << k.text << (back ? " back " : " forward ") << reach + 16
+            << " bytes was encoded: the declared reach is too small";
+      }
+    }
+  }
+}
+
+// A branch beyond the declared reach is refused by the emitter with its IR
+// line, the same way on every port (a reach shrunk to 64 bytes, so that
+// every port's refusal is reachable by a small program).
+TEST(PortModel, ABranchBeyondTheReachIsRefusedWithItsLine) {
+  std::string body;
+  for (int i = 0; i < 40; i++) body += "  movi r2, 0x123456789abcdef\n";
+  const std::string text = "func main.f\n  movi r1, 1\n  jnz r1, far\n" + body + "far:\n  jmp back\nback:\n  ret\nend\n";
+  ir::Program prog;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram(text, &prog, &err)) << err;
+  for (const PortInfo* p : AllPorts()) {
+    std::unique_ptr<Lowerer> low = NewLowerer(p->name);
+    ASSERT_NE(low, nullptr);
+    EmitEnv env;
+    env.port = p;
+    Emitted e;
+    EXPECT_TRUE(Emit(*low, prog, env, &e, &err)) << p->name << ": within the declared reach: " << err;
+    PortInfo shrunk = *p;
+    shrunk.model.branch_reach = {64, 1 << 20};
+    env.port = &shrunk;
+    EXPECT_FALSE(Emit(*low, prog, env, &e, &err)) << p->name;
+    EXPECT_EQ(err.rfind("line 3: jnz far spans ", 0), 0u) << p->name << ": " << err;
+    EXPECT_NE(err.find(" bytes of " + std::string(p->name) + " code; its conditional branches reach 64 bytes"),
+              std::string::npos)
+        << err;
   }
 }
 

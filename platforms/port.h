@@ -114,6 +114,15 @@ struct PortModel {
   // How far the last instruction of a restartable sequence may start after
   // its first, in bytes: a restart rewinds at most this far.
   uint32_t max_sequence_bytes;
+  // How far an IR branch reaches: the largest distance, in bytes, forward
+  // or back from the branch instruction's first byte to its target, that
+  // the port's branch encoding takes (`jnz`/`jz` and `jmp`). The emitter
+  // refuses a farther branch with the IR line, the same way on every port;
+  // //platforms:model_test checks the numbers against the Lowerer.
+  struct BranchReach {
+    int64_t cond;  // jnz, jz
+    int64_t jump;  // jmp
+  } branch_reach;
 };
 
 struct PortInfo {

@@ -95,7 +95,9 @@ const PortInfo kAmd64Port = {
     .pushcall_pair = PushCallPair,
     // Go's stack check: CMPQ SP, 16(R14); JLS (a LEAQ first for large frames). No REGTMP.
     .model = {.has_regtmp = false, .check_insns = CheckInsns, .addi_imm_bits = 32,
-              .regtmp_restartable = false, .regtmp_ops = 0, .max_sequence_bytes = 0},
+              .regtmp_restartable = false, .regtmp_ops = 0, .max_sequence_bytes = 0,
+              // rel32, counted from the end of a 6-byte Jcc or a 5-byte JMP
+              .branch_reach = {(int64_t{1} << 31) - 8, (int64_t{1} << 31) - 8}},
     .setflags_reg = "rflags",
     .setflags_mask = 0x8D5,
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},

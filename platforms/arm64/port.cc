@@ -105,7 +105,9 @@ const PortInfo kArm64Port = {
     // Go's stack check: MOVD 16(g), R16; CMP R16, RSP; BLS (a SUB first for large frames).
     .model = {.has_regtmp = true, .check_insns = CheckInsns, .addi_imm_bits = 12,
               .regtmp_restartable = true, .regtmp_ops = kRegtmpAddressOps,
-              .max_sequence_bytes = 20},
+              .max_sequence_bytes = 20,
+              // CBZ/CBNZ imm19 words (+-1 MiB), B imm26 words (+-128 MiB)
+              .branch_reach = {(int64_t{1} << 20) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
 SAFEPOINT_REGISTER_PORT(kArm64Port);

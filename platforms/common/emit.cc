@@ -32,6 +32,12 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
   for (int& s : stubs) s = a.NewLabel();
 
   FuncTable table;
+  // The fixup of every IR branch, with its operation, for the reach check.
+  struct IrBranch {
+    size_t fixup;
+    const ir::Insn* insn;
+  };
+  std::vector<IrBranch> branches;
   for (const ir::Function& f : prog.funcs) {
     FuncInfo info;
     info.name = f.name;
@@ -91,8 +97,11 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
         default:
           break;
       }
-      size_t before = a.insns().size();
+      size_t before = a.insns().size(), fixups_before = a.fixups().size();
       low.Lower(a, ctx, i, target, aux, env);
+      if (i.op == ir::Op::kJmp || i.op == ir::Op::kJnz || i.op == ir::Op::kJz)
+        for (size_t k = fixups_before; k < a.fixups().size(); k++)
+          if (a.fixups()[k].label == target) branches.push_back({k, &i});
       if (i.op == ir::Op::kCall || i.op == ir::Op::kService) {
         // The call instruction is the last one the lowering emitted.
         if (a.insns().size() > before) info.call_sites.push_back(a.insns().back());
@@ -139,6 +148,25 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     table.funcs.push_back(std::move(info));
   }
 
+  // What a port's branches cannot reach is its declared data, refused here
+  // the same way for every port, before any Lowerer sees the distance.
+  if (env.port) {
+    const PortModel::BranchReach& reach = env.port->model.branch_reach;
+    for (const IrBranch& b : branches) {
+      const Asm::Fixup& f = a.fixups()[b.fixup];
+      int64_t dist = a.LabelPos(f.label) - static_cast<int64_t>(f.at);
+      bool cond = b.insn->op != ir::Op::kJmp;
+      int64_t max = cond ? reach.cond : reach.jump;
+      if (dist > max || dist < -max) {
+        const char* op = b.insn->op == ir::Op::kJmp ? "jmp" : b.insn->op == ir::Op::kJnz ? "jnz" : "jz";
+        *err = "line " + std::to_string(b.insn->line) + ": " + op + " " + b.insn->target + " spans " +
+               std::to_string(dist < 0 ? -dist : dist) + " bytes of " + std::string(env.port->name) + " code; its " +
+               (cond ? "conditional branches" : "jumps") + " reach " + std::to_string(max) +
+               " bytes (PortModel::branch_reach)";
+        return false;
+      }
+    }
+  }
   for (const Asm::Fixup& f : a.fixups()) {
     int64_t target = a.LabelPos(f.label);
     if (target < 0) {

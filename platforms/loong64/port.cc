@@ -118,7 +118,9 @@ const PortInfo kLoong64Port = {
     // Go's stack check: MOVV 16(g), R20; SGTU; BEQ (an ADDV first for large frames).
     .model = {.has_regtmp = true, .check_insns = CheckInsns, .addi_imm_bits = 12,
               .regtmp_restartable = true, .regtmp_ops = kRegtmpAddressOps,
-              .max_sequence_bytes = 20},
+              .max_sequence_bytes = 20,
+              // BEQZ/BNEZ offs21 words (+-4 MiB), B offs26 words (+-128 MiB)
+              .branch_reach = {(int64_t{1} << 22) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
 SAFEPOINT_REGISTER_PORT(kLoong64Port);

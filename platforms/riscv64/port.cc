@@ -121,7 +121,9 @@ const PortInfo kRiscv64Port = {
     // REGTMP is an unsafe point, never a restartable sequence (README.md);
     // vdump goes through a saved scratch register, not REGTMP.
     .model = {.has_regtmp = true, .check_insns = CheckInsns, .addi_imm_bits = 12,
-              .regtmp_restartable = false, .regtmp_ops = kRegtmpAddressOps, .max_sequence_bytes = 0},
+              .regtmp_restartable = false, .regtmp_ops = kRegtmpAddressOps, .max_sequence_bytes = 0,
+              // BEQ/BNE 13-bit byte offsets (+-4 KiB), JAL 21 bits (+-1 MiB)
+              .branch_reach = {(int64_t{1} << 12) - 4, (int64_t{1} << 20) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
 SAFEPOINT_REGISTER_PORT(kRiscv64Port);
