@@ -39,6 +39,7 @@ enum class Ev : uint8_t {
   kSafePointFn,    // forEachP's function ran on a P (arg = P id)
   kTrap,           // armed delivery: the breakpoint was hit (pc)
   kDeadlock,       // every goroutine waits and no timer is pending (checkdead)
+  kFault,          // a goroutine faulted (reason none; pc = the faulting PC, arg = the signal)
   kCount,
 };
 

@@ -333,7 +333,7 @@ void Runtime::schedule(M* m) {
   G* gp = findRunnable(m);
   if (gp == nullptr) {
     mu_.unlock();
-    longjmp(m->exit_jmp, 1);
+    siglongjmp(m->exit_jmp, 1);
   }
   execute(m, gp);
 }
@@ -481,17 +481,18 @@ void Runtime::mstart1(M* m) {
   // g0.sched.sp: where mcall and systemstack start C++ on this M. Below this
   // frame, so that schedule() can leave through exit_jmp.
   m->g0->sched.sp = (sp_getsp() - 1024) & ~uintptr_t(15);
-  if (setjmp(m->exit_jmp) == 0) {
+  if (sigsetjmp(m->exit_jmp, 1) == 0) {
     mu_.lock();
     m->p->m.store(m);
     m->p->status.store(_Prunning);
     mu_.unlock();
     schedule(m);
   }
-  // Leaving: the run is over.
+  // Leaving: the run is over, or this M's goroutine faulted.
   mu_.lock();
   m->p->status.store(_Pidle);
   m->p->m.store(nullptr);
+  if (faulted_.load()) done_cv_.notify_all();
   mu_.unlock();
   stack_t off = {};
   off.ss_flags = SS_DISABLE;
@@ -576,7 +577,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   }
   {
     std::unique_lock<std::mutex> lk(mu_);
-    done_cv_.wait(lk, [&] { return main_done_.load() || deadlock_; });
+    done_cv_.wait(lk, [&] { return main_done_.load() || deadlock_ || faulted_.load(); });
   }
 
   // The program is over. Go's process exits here; the harness asks every
@@ -597,6 +598,21 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   abandoned_ms_ = running_ms_.load();
   if (abandoned_ms_ == 0)
     for (auto& m : ms_) pthread_join(m->thread, nullptr);
+  if (faulted_.load()) {
+    // Go: a fault in user code is a panic ("[signal SIGSEGV: segmentation
+    // violation ...]") and exit status 2.
+    char buf[200];
+    const FuncInfo* f = FuncAt(fault_pc_);
+    std::string where = f ? f->name + "+0x" : "";
+    char off[24];
+    snprintf(off, sizeof off, "%lx", static_cast<unsigned long>(f ? fault_pc_ - code_base() - f->entry : fault_pc_));
+    where += f ? off : std::string("0x") + off;
+    snprintf(buf, sizeof buf, "unexpected signal %s in goroutine %lld: pc=%s addr=0x%lx", SignalName(fault_sig_),
+             static_cast<long long>(fault_goid_), where.c_str(), static_cast<unsigned long>(fault_addr_));
+    *err = buf;
+    fatal_ = true;
+    return false;
+  }
   if (deadlock_) {
     // Go: "fatal error: all goroutines are asleep - deadlock!", exit status 2.
     *err = "all goroutines are asleep - deadlock!";

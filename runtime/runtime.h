@@ -130,7 +130,7 @@ struct M {
   pid_t tid = 0;
   pthread_t thread{};
   bool is_m0 = false;
-  jmp_buf exit_jmp;           // schedule() leaves the M through it
+  sigjmp_buf exit_jmp;        // schedule() leaves the M through it; so does a fault
   Runtime* rt = nullptr;
   void* g0_mapping = nullptr;
   size_t g0_mapped = 0;
@@ -158,6 +158,9 @@ struct P {
 };
 
 static_assert(offsetof(P, xscratch) == P_XSCRATCH);
+
+// "SIGSEGV: segmentation violation", as Go names a fault signal.
+const char* SignalName(int sig);
 
 // canPreemptM: the first condition that forbids preempting the goroutine on
 // mp now (Reason::kNone when preemption is possible).
@@ -251,6 +254,13 @@ class Runtime {
 
   // The G running on this thread's M, if any (tests, callbacks).
   static M* CurrentM();
+  // The fault handler's part (signal.cc): a goroutine on m faulted with
+  // signal sig at pc (address addr). Records it and leaves the M; the run
+  // ends with a fatal error, as a Go program's does.
+  [[noreturn]] void goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr);
+  // Whether a fault at pc with stack pointer sp on m is the goroutine's
+  // (generated code, or its stack) rather than the harness's own.
+  bool InGoroutine(const M* m, uintptr_t pc, uintptr_t sp) const;
 
   // The goroutines on the global run queue, in order (tests).
   std::vector<int64_t> GlobalRunq();
@@ -311,8 +321,14 @@ class Runtime {
   std::atomic<bool> main_done_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<int> running_ms_{0};
-  std::condition_variable done_cv_;  // main returned, or a deadlock (mu_)
+  std::condition_variable done_cv_;  // main returned, a deadlock, or a fault (mu_)
   bool deadlock_ = false;            // mu_
+  // The first goroutine fault (written by the handler before it leaves the
+  // M; read after the Ms stopped).
+  std::atomic<bool> faulted_{false};
+  int fault_sig_ = 0;
+  uintptr_t fault_pc_ = 0, fault_addr_ = 0;
+  int64_t fault_goid_ = 0;
   int idle_ms_ = 0;                  // Ms waiting with no timer in findRunnable (mu_)
   int abandoned_ms_ = 0;
   bool fatal_ = false;

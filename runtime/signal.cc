@@ -61,6 +61,27 @@ void OnSigurg(int, siginfo_t*, void* uc) {
   errno = saved;
 }
 
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+
+// A synchronous fault. In a goroutine (generated code, or on its stack, as
+// after a preemption resumed at a bad PC), it ends the run as a Go program's
+// fault does, and the harness goes on (a sweep counts it against the armed
+// instruction). Anywhere else it is the harness's own bug: a message and
+// exit status 2, never a raw signal.
+void OnFault(int sig, siginfo_t* info, void* uc) {
+  M* m = Runtime::CurrentM();
+  auto* ctx = static_cast<ucontext_t*>(uc);
+  uintptr_t pc = Ctx::pc(ctx), sp = Ctx::sp(ctx);
+  uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
+  if (m != nullptr && m->rt->InGoroutine(m, pc, sp)) m->rt->goroutineFault(m, sig, pc, addr);
+  char msg[160];
+  int n = snprintf(msg, sizeof msg, "fatal error: unexpected signal %s in the harness itself: pc=0x%lx addr=0x%lx\n",
+                   SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
+  ssize_t w = write(2, msg, n > 0 ? static_cast<size_t>(n) : 0);
+  (void)w;
+  _exit(2);
+}
+
 void InstallHandlers() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -69,6 +90,12 @@ void InstallHandlers() {
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGURG, &sa, nullptr);
+    struct sigaction fa = {};
+    fa.sa_sigaction = OnFault;
+    fa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&fa.sa_mask);
+    sigaddset(&fa.sa_mask, SIGURG);
+    for (int sig : kFaultSignals) sigaction(sig, &fa, nullptr);
   });
 }
 
@@ -83,6 +110,35 @@ bool IsRuntimePackage(const std::string& pkg) {
 }  // namespace
 
 extern "C" void sp_asyncpreempt2_g0(G* gp) { gp->m->rt->asyncPreempt2(gp); }
+
+const char* SignalName(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV: segmentation violation";
+    case SIGBUS: return "SIGBUS: bus error";
+    case SIGILL: return "SIGILL: illegal instruction";
+    case SIGFPE: return "SIGFPE: floating-point exception";
+    default: return "(unknown signal)";
+  }
+}
+
+bool Runtime::InGoroutine(const M* m, uintptr_t pc, uintptr_t sp) const {
+  const G* gp = m->curg.load();
+  if (gp == nullptr) return false;
+  return (code_ && code_->contains(pc)) || (sp >= gp->stack.lo && sp < gp->stack.hi);
+}
+
+void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr) {
+  G* gp = m->curg.load();
+  int64_t goid = gp ? gp->goid : 0;
+  events_.Record(Ev::kFault, goid, Reason::kNone, pc, sig);
+  if (!faulted_.exchange(true)) {
+    fault_sig_ = sig, fault_pc_ = pc, fault_addr_ = addr, fault_goid_ = goid;
+  }
+  // The goroutine is dead; its M leaves (mstart1 wakes the run's caller).
+  m->curg.store(nullptr);
+  m->signalPending.store(0);
+  siglongjmp(m->exit_jmp, 2);
+}
 
 void Runtime::InitAsync() {
   const PortInfo& port = NativePort();
