@@ -377,8 +377,9 @@ TEST(Command, HelpAndListsExit0) {
 // A branch is refused, with its line, exactly when it spans more than the
 // port's declared reach (PortModel::branch_reach): every vdump is at least
 // 16 bytes of code, so a program of reach/16 + 1 of them between a jnz and
-// its label is beyond it. Where that program would pass the input limit
-// (amd64's and loong64's reach), the largest one is accepted instead.
+// its label is beyond it and must be refused. Where that program would pass
+// the input limit (amd64's and loong64's reach), the largest one is run: a
+// refusal must name a span beyond the reach, an acceptance must run.
 TEST(Command, ABranchIsRefusedExactlyBeyondThePortsReach) {
   const int64_t reach = NativePort().model.branch_reach.cond;
   const int64_t max_lines = 90000;  // "  vdump 0\n" x 90000: 900 KB, under the 1 MiB input limit
@@ -389,9 +390,14 @@ TEST(Command, ABranchIsRefusedExactlyBeyondThePortsReach) {
   std::string dir = TempDir();
   WriteFile(dir + "/far.sp", text);
   Result r = Safepoint({"run", "far.sp"}, dir);
-  if (lines == reach / 16 + 1) {
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_NE(r.err.find("line 3: jnz far spans "), std::string::npos) << r.err;
+  long long span = 0;
+  size_t at = r.err.find("line 3: jnz far spans ");
+  if (lines * 16 > reach) EXPECT_EQ(r.status, 2) << "at least " << lines * 16 << " bytes must be refused: " << r.err;
+  if (r.status == 2) {
+    ASSERT_NE(at, std::string::npos) << r.err;
+    ASSERT_EQ(sscanf(r.err.c_str() + at, "line 3: jnz far spans %lld bytes", &span), 1) << r.err;
+    EXPECT_GT(span, reach) << "refused within the reach: " << r.err;
+    EXPECT_GE(span, lines * 16) << r.err;
     EXPECT_NE(r.err.find("conditional branches reach " + std::to_string(reach) + " bytes (PortModel::branch_reach)"),
               std::string::npos)
         << r.err;
