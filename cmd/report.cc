@@ -53,7 +53,9 @@ RunReport BuildReport(Runtime& rt, const ir::Program& prog, bool ok, const std::
       // interrupted restarted a sequence (or a restartatentry function).
       if (e.kind == Ev::kAsyncAccept && static_cast<uintptr_t>(e.arg) != e.pc) c->restarts++;
     }
-    r.events.push_back(EventRow{e, e.when - t0, PlaceOf(rt, prog, e.pc)});
+    EventRow row{e, e.when - t0, PlaceOf(rt, prog, e.pc), {}};
+    if (e.kind == Ev::kAsyncAccept) row.resume = PlaceOf(rt, prog, static_cast<uintptr_t>(e.arg));
+    r.events.push_back(row);
   }
   for (auto it = r.per_goroutine.begin(); it != r.per_goroutine.end();)
     it = it->first <= 0 || it->second.empty() ? r.per_goroutine.erase(it) : std::next(it);
@@ -118,11 +120,12 @@ void PrintText(const RunReport& r, FILE* out) {
     for (const EventRow& row : r.events) {
       const Event& e = row.e;
       std::string m = e.m < 0 ? "-" : std::to_string(e.m), p = e.p < 0 ? "-" : std::to_string(e.p);
-      fprintf(out, "%-6llu %-12lld %-3s %-3s %-5lld %-16s %-16s %-10s %-8lld %s\n",
+      // An accepted preemption's arg is its resume PC: shown as a place.
+      std::string arg = e.kind == Ev::kAsyncAccept ? "resume=" + PlaceText(row.resume) : std::to_string(e.arg);
+      fprintf(out, "%-6llu %-12lld %-3s %-3s %-5lld %-16s %-16s %-10s %-8s %s\n",
               static_cast<unsigned long long>(e.seq), static_cast<long long>(row.t_ns), m.c_str(), p.c_str(),
               static_cast<long long>(e.goid), EvName(e.kind), e.reason == Reason::kNone ? "-" : ReasonName(e.reason),
-              e.source == Source::kNone ? "-" : SourceName(e.source), static_cast<long long>(e.arg),
-              PlaceText(row.where).c_str());
+              e.source == Source::kNone ? "-" : SourceName(e.source), arg.c_str(), PlaceText(row.where).c_str());
     }
     if (r.dropped_events > 0) fprintf(out, "(%zu events not recorded: the log was full)\n", r.dropped_events);
   }

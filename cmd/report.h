@@ -38,6 +38,7 @@ struct EventRow {
   Event e;
   int64_t t_ns = 0;  // since the first event
   PcPlace where;
+  PcPlace resume;  // async-accept: where the goroutine resumes (its arg)
 };
 
 struct RunReport {
