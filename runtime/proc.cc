@@ -601,14 +601,14 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   if (faulted_.load()) {
     // Go: a fault in user code is a panic ("[signal SIGSEGV: segmentation
     // violation ...]") and exit status 2.
-    char buf[200];
-    const FuncInfo* f = FuncAt(fault_pc_);
-    std::string where = f ? f->name + "+0x" : "";
-    char off[24];
-    snprintf(off, sizeof off, "%lx", static_cast<unsigned long>(f ? fault_pc_ - code_base() - f->entry : fault_pc_));
-    where += f ? off : std::string("0x") + off;
+    char where[160], buf[256];
+    if (const FuncInfo* f = FuncAt(fault_pc_))
+      snprintf(where, sizeof where, "%s+0x%lx", f->name.c_str(),
+               static_cast<unsigned long>(fault_pc_ - code_base() - f->entry));
+    else
+      snprintf(where, sizeof where, "0x%lx", static_cast<unsigned long>(fault_pc_));
     snprintf(buf, sizeof buf, "unexpected signal %s in goroutine %lld: pc=%s addr=0x%lx", SignalName(fault_sig_),
-             static_cast<long long>(fault_goid_), where.c_str(), static_cast<unsigned long>(fault_addr_));
+             static_cast<long long>(fault_goid_), where, static_cast<unsigned long>(fault_addr_));
     *err = buf;
     fatal_ = true;
     return false;
