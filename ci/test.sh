@@ -2,7 +2,9 @@
 # Runs every test on every config (each port's CONFIGS in platforms/NAME/port.env,
 # ports in platforms/PORTS order): bazel test //..., natively or under QEMU
 # 10, then prints a summary per config and a last line "N passed, N failed"
-# that counts GoogleTest cases.
+# that counts GoogleTest cases. A whole run (every config, //...) also runs
+# the README's commands from another directory (ci/readme_test.sh), each
+# counted as a case.
 #
 #   ci/test.sh [--arch=amd64,arm64,...] [--matrix] [--targets='//a/... //b:c']
 #              [--logs=DIR] [-- extra bazel test flags]
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
     --targets=*) read -r -a targets <<<"${1#--targets=}" ;;
     --logs=*) logs=${1#--logs=} ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) die "unknown flag '$1' (see --help)" ;;
   esac
   shift
@@ -68,6 +70,16 @@ for c in "${configs[@]}"; do
   [ -n "$testlogs" ] && [ -d "$testlogs" ] && cp -rL --preserve=timestamps "$testlogs" "$d/testlogs"
   echo "   bazel exit $rc, $(( $(date +%s) - t0 )) s"
 done
+# The README's commands, as a user runs them from another directory (only
+# in a whole run: they build the command for the configs they name).
+summarized=("${configs[@]}")
+if [ "${targets[*]}" = "//..." ] && [ "${#configs[@]}" = "${#VALID[@]}" ]; then
+  t0=$(date +%s)
+  echo "== README commands, from another directory"
+  bash "$here/readme_test.sh" --logs="$logs"
+  echo "   $(( $(date +%s) - t0 )) s"
+  summarized+=(readme)
+fi
 echo
 echo "== summary ($(( $(date +%s) - start )) s; logs in $logs)"
-python3 "$here/summarize.py" $matrix "$logs" "${configs[@]}"
+python3 "$here/summarize.py" $matrix "$logs" "${summarized[@]}"

@@ -37,6 +37,7 @@
 #include "cmd/report.h"
 #include "harness/experiment.h"
 #include "oracle/rules.h"
+#include "harness/mutations.h"
 #include "oracle/sweep.h"
 #include "platforms/native.h"
 #include "runtime/runtime.h"
@@ -75,26 +76,6 @@ bool FlagApplies(const FlagDef& d, const std::string& cmd) {
   std::string subs = h.substr(0, colon);
   size_t at = subs.find(cmd);
   return at != std::string::npos && (at + cmd.size() == subs.size() || subs[at + cmd.size()] == ',');
-}
-
-// The mutations, and whether this port can show each.
-struct MutationDef {
-  const char* name;
-  const char* what;
-};
-constexpr MutationDef kMutations[] = {
-    {"skip-unsafe-point", "isAsyncSafePoint ignores compiler-marked unsafe points"},
-    {"skip-nosplit", "isAsyncSafePoint ignores the nosplit rule"},
-    {"no-restart", "restartable sequences are resumed in place instead of at their start"},
-    {"drop-register", "asyncPreempt neither saves nor restores IR register r3"},
-};
-// "" when mutation m applies to the native port, else why not.
-std::string MutationInapplicable(const std::string& m) {
-  if (m == "no-restart" && !NativePort().model.regtmp_restartable)
-    return "port " + std::string(NativePort().name) + " has no restartable sequences (PortModel::regtmp_restartable)";
-  if (!NativePort().async_preemption())
-    return "port " + std::string(NativePort().name) + " declares asynchronous preemption missing";
-  return "";
 }
 
 struct SubcommandDef {
@@ -368,24 +349,23 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
   opts.max_failures = static_cast<size_t>(maxf);
   const std::string& m = flags.at("mutate");
   if (m == "list") {
-    printf("mutations on port %s:\n", std::string(NativePort().name).c_str());
-    for (const MutationDef& d : kMutations) {
-      std::string why = MutationInapplicable(d.name);
-      printf("  %-18s %s%s\n", d.name, d.what, why.empty() ? "" : ("  [not here: " + why + "]").c_str());
+    printf("mutations on port %s (each caught by the named test on every port it applies to):\n",
+           std::string(NativePort().name).c_str());
+    for (const harness::MutationDef& d : harness::Mutations()) {
+      std::string why = harness::MutationInapplicable(d, NativePort());
+      printf("  %-22s %s\n  %-22s caught by %s%s%s\n", d.name, d.what, "", d.caught_by,
+             d.sweep_catches ? " and by this sweep" : "", why.empty() ? "" : ("  [not here: " + why + "]").c_str());
     }
     return 0;
   }
+  const harness::MutationDef* mutation = nullptr;
   if (!m.empty()) {
-    bool known = false;
-    for (const MutationDef& d : kMutations) known = known || m == d.name;
-    if (!known) return Bad("--mutate=" + m + ": unknown (--mutate=list lists them)");
-    std::string why = MutationInapplicable(m);
+    mutation = harness::FindMutation(m);
+    if (!mutation) return Bad("--mutate=" + m + ": unknown (--mutate=list lists them)");
+    std::string why = harness::MutationInapplicable(*mutation, NativePort());
     if (!why.empty()) return Bad("--mutate=" + m + " does not apply: " + why);
+    mutation->apply(opts.runtime.mutations);
   }
-  if (m == "skip-unsafe-point") opts.runtime.mutations.skip_rule = Reason::kUnsafePoint;
-  if (m == "skip-nosplit") opts.runtime.mutations.skip_rule = Reason::kNosplit;
-  if (m == "no-restart") opts.runtime.mutations.no_restart = true;
-  if (m == "drop-register") opts.runtime.mutations.drop_register = true;
   // Progress on long runs, on stderr when it is a terminal or every 10 s.
   int64_t start = MonotonicNanos(), last = start;
   opts.proceed = [&](size_t done, size_t total) {
@@ -409,6 +389,9 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
            r.total);
     return 130;
   }
+  if (mutation && !mutation->sweep_catches)
+    printf("sweep: --mutate=%s breaks what the sweep does not judge; the suite catches it (%s)\n", mutation->name,
+           mutation->caught_by);
   return r.ok() ? 0 : 1;
 }
 

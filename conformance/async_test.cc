@@ -24,6 +24,7 @@
 #include "harness/armed.h"
 #include "harness/scenario.h"
 #include "oracle/save_area.h"
+#include "conformance/bounded.h"
 #include "conformance/rules.h"
 #include "platforms/emitter.h"
 #include "platforms/native.h"
@@ -41,22 +42,6 @@ bool AsyncMissing() { return !NativePort().async_preemption(); }
 #define SKIP_WITHOUT_ASYNC()                                                                                \
   if (AsyncMissing())                                                                                     \
   GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing (preemptMSupported)"
-
-// The code offset of the first machine instruction of the IR operation
-// that follows label `label` in function `fn`.
-uint32_t OpOffset(const Runtime& rt, const ir::Program& prog, const std::string& fn, const std::string& label) {
-  const ir::Function* f = prog.Find(fn);
-  const FuncInfo* info = rt.table().Find(fn);
-  if (!f || !info) return 0;
-  int op = -1;
-  for (size_t i = 0; i < f->body.size(); i++)
-    if (f->body[i].op == ir::Op::kLabel && f->body[i].target == label) op = static_cast<int>(i) + 1;
-  for (size_t i = 0; i < rt.table().insns.size(); i++) {
-    uint32_t off = rt.table().insns[i];
-    if (off >= info->entry && off < info->end && rt.table().insn_op[i] >= op && op >= 0) return off;
-  }
-  return 0;
-}
 
 struct Armed {
   Outcome o;
@@ -88,12 +73,13 @@ Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions op
     ADD_FAILURE() << err;
     return a;
   }
-  target = OpOffset(*a.o.rt, prog, fn, "target");
+  target = LabelOffset(*a.o.rt, prog, fn, "target");
   EXPECT_NE(target, 0u) << "no 'target:' label in " << fn;
-  std::thread t;
-  if (driver) t = std::thread([&] { driver(*a.o.rt); });
-  a.o.ok = a.o.rt->Run("main.main", &a.o.error);
-  if (t.joinable()) t.join();
+  {
+    DriverThread t(*a.o.rt, std::move(driver));
+    a.o.ok = a.o.rt->Run("main.main", &a.o.error);
+    t.Returned();
+  }
   EXPECT_TRUE(a.o.ok) << a.o.error;
   a.o.events = a.o.rt->events().Snapshot();
   a.target = a.o.rt->code_base() + target;
@@ -284,7 +270,7 @@ RULE_TEST(Async_9_7_5, RefusedInTheStackCheckPrologue, Reason::kUnsafePoint) {
   ir::Program p;
   std::string err;
   ASSERT_TRUE(ir::ParseProgram(prog, &p, &err)) << err;
-  // OpOffset gives main.g's first body instruction; the check precedes it:
+  // LabelOffset gives main.g's first body instruction; the check precedes it:
   // arm the entry instead.
   RuntimeOptions opts = TestOptions();
   Armed a;

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "conformance/bounded.h"
 #include "conformance/rules.h"
 #include "harness/scenario.h"
 #include "core/chapter.h"

@@ -14,12 +14,30 @@ const FuncInfo* FuncTable::Find(const std::string& name) const {
   return nullptr;
 }
 
+int FuncInfo::InlineDepth(size_t i) const {
+  int d = 0;
+  for (int k = static_cast<int>(i); k >= 0; k = inlines[static_cast<size_t>(k)].parent) d++;
+  return d;
+}
+
 const std::string& FuncInfo::InnermostPackage(uint32_t off) const {
-  // The narrowest inlined body containing off is the innermost.
+  // Bodies nest, so the deepest one holding off is the innermost (a body
+  // and its only child may span the same bytes: the child is deeper).
   const Inline* best = nullptr;
-  for (const Inline& in : inlines)
-    if (off >= in.lo && off < in.hi && (!best || in.hi - in.lo <= best->hi - best->lo)) best = &in;
+  int best_depth = 0;
+  for (size_t i = 0; i < inlines.size(); i++) {
+    const Inline& in = inlines[i];
+    if (off < in.lo || off >= in.hi) continue;
+    int d = InlineDepth(i);
+    if (d > best_depth) best = &in, best_depth = d;
+  }
   return best ? best->package : package;
+}
+
+const std::string& FuncInfo::OutermostPackage(uint32_t off) const {
+  for (const Inline& in : inlines)
+    if (in.parent < 0 && off >= in.lo && off < in.hi) return in.package;
+  return package;
 }
 
 bool FuncTable::IsBoundary(uint32_t off) const {

@@ -54,8 +54,15 @@ struct FuncInfo {
   };
   std::vector<Inline> inlines;
   bool has(FuncFlag f) const { return (flags & f) != 0; }
-  // The package of the innermost function at off, inlining taken into account.
+  // The package of the innermost function at off, inlining taken into
+  // account: the deepest body of the inline tree that holds off.
   const std::string& InnermostPackage(uint32_t off) const;
+  // The package of the outermost inlined body holding off (the function's
+  // own when none does): what a runtime that stops at the tree's first
+  // level would ask (a mutation).
+  const std::string& OutermostPackage(uint32_t off) const;
+  // Depth of inline body i in the tree (1 for a body inlined directly).
+  int InlineDepth(size_t i) const;
 };
 
 struct FuncTable {

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -72,8 +73,56 @@ struct Outcome {
   }
 };
 
+// Whether the test running a scenario has already failed. A test framework
+// sets it (conformance/rules.h: GoogleTest's HasFailure), so that a check
+// failing inside a driver ends the run at once instead of leaving the
+// program waiting for a driver that has given up.
+inline std::function<bool()>& TestFailed() {
+  static std::function<bool()> f;
+  return f;
+}
+
+// How long a run may go on once its driver has returned (or, without a
+// driver, at all) before it is aborted as a hang. Generous: it only turns a
+// hang into a failure that names what it waited for.
+constexpr double kRunBoundSeconds = 120;
+
+// The thread that drives a run, and bounds it. It runs `fn` (if any); then,
+// if the test has failed, aborts the run at once; otherwise waits for the
+// run to return and aborts it after kRunBoundSeconds. Construct it just
+// before Runtime::Run and call Returned() just after.
+class DriverThread {
+ public:
+  DriverThread(Runtime& rt, std::function<void(Runtime&)> fn) : rt_(rt) {
+    t_ = std::thread([this, fn = std::move(fn)] {
+      if (fn) fn(rt_);
+      if (TestFailed() && TestFailed()()) {
+        rt_.Abort("a check in the test's driver failed (see above); main was still running");
+        return;
+      }
+      if (!WaitFor([&] { return returned_.load(); }, kRunBoundSeconds))
+        rt_.Abort(std::string(fn ? "main did not return within the bound after the driver finished"
+                                 : "main did not return within the bound") +
+                  " (" + std::to_string(static_cast<int>(kRunBoundSeconds)) + " s)");
+    });
+  }
+  void Returned() {
+    returned_.store(true);
+    if (t_.joinable()) t_.join();
+  }
+  ~DriverThread() { Returned(); }
+  DriverThread(const DriverThread&) = delete;
+  DriverThread& operator=(const DriverThread&) = delete;
+
+ private:
+  Runtime& rt_;
+  std::atomic<bool> returned_{false};
+  std::thread t_;
+};
+
 // Runs `text`'s main.main with `opts`; `driver`, if given, runs on its own
 // thread from the start until it returns (Run returns only after both).
+// Every run is bounded (DriverThread): a hang fails with "run aborted: ...".
 inline Outcome RunScenario(const std::string& text, RuntimeOptions opts,
                            std::function<void(Runtime&)> driver = nullptr) {
   Outcome o;
@@ -81,10 +130,11 @@ inline Outcome RunScenario(const std::string& text, RuntimeOptions opts,
   if (!ir::ParseProgram(text, &prog, &o.error)) return o;
   o.rt = std::make_unique<Runtime>(std::move(opts));
   if (!o.rt->Load(prog, &o.error)) return o;
-  std::thread t;
-  if (driver) t = std::thread([&] { driver(*o.rt); });
-  o.ok = o.rt->Run("main.main", &o.error);
-  if (t.joinable()) t.join();
+  {
+    DriverThread t(*o.rt, std::move(driver));
+    o.ok = o.rt->Run("main.main", &o.error);
+    t.Returned();
+  }
   o.events = o.rt->events().Snapshot();
   return o;
 }

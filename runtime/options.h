@@ -77,6 +77,23 @@ struct RuntimeMutations {
   Reason skip_rule = Reason::kNone;  // isAsyncSafePoint skips this refusal rule
   bool no_restart = false;        // restartable sequences are not rewound
   bool drop_register = false;     // asyncPreempt that does not save IR register r3
+  // asyncPreempt2 leaves the extended state in the P's scratch area instead
+  // of moving it into the G's own (no xRegSave/xRegRestore): a goroutine
+  // resumed after another was preempted on the same P gets the other's.
+  bool shared_scratch = false;
+  // execute() leaves gp.preempt and pp.preempt set: a request outlives the
+  // preemption it asked for.
+  bool live_request = false;
+  // sysmon's forcePreemptNS multiplied by this (1: the chapter's 10 ms).
+  int force_preempt_scale = 1;
+  // findRunnable never lets the global run queue go first (Go's 1-in-61
+  // schedtick check), so a busy local run queue starves it.
+  bool no_global_fairness = false;
+  // The runtime-package rule asks the outermost function of the inline
+  // tree instead of the innermost.
+  bool outermost_inline = false;
+  // The stack-room rule admits one word less than asyncPreemptStack.
+  bool stack_room_off_by_one = false;
 };
 
 struct RuntimeOptions {

@@ -92,7 +92,7 @@ void Runtime::retake(int64_t now) {
     if (p->sysmon_tick != t) {
       p->sysmon_tick = t;
       p->sysmon_when = now;
-    } else if (p->sysmon_when + kForcePreemptNS <= now) {
+    } else if (p->sysmon_when + kForcePreemptNS * opts_.mutations.force_preempt_scale <= now) {
       events_.Record(Ev::kRetake, 0, Reason::kNone, 0, p->id, Source::kSysmon);
       preemptone(p.get(), Source::kSysmon);
     }

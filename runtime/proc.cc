@@ -179,6 +179,14 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   return true;
 }
 
+void Runtime::Abort(const std::string& why) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (aborted_) return;
+  aborted_ = true;
+  abort_why_ = why;
+  done_cv_.notify_all();
+}
+
 // --- goroutines ----------------------------------------------------------
 
 G* Runtime::newproc(uintptr_t entry, bool is_main) {
@@ -250,7 +258,7 @@ G* Runtime::findRunnable(M* m) {
     if (main_done_.load() || stopping_.load()) return nullptr;
     CheckTimers();
     // Every 61st tick the global queue goes first, so it cannot starve.
-    if (pp->schedtick.load() % 61 == 0 && !globrunq_.empty()) {
+    if (!opts_.mutations.no_global_fairness && pp->schedtick.load() % 61 == 0 && !globrunq_.empty()) {
       G* gp = globrunq_.front();
       globrunq_.pop_front();
       return gp;
@@ -312,8 +320,11 @@ void Runtime::execute(M* m, G* gp) {
   gp->m = m;
   m->curg.store(gp);
   gp->atomicstatus.store(_Grunning);
-  gp->preempt.store(false);
-  pp->preempt.store(false);
+  if (!opts_.mutations.live_request) {
+    // The request that stopped it (if any) is used up.
+    gp->preempt.store(false);
+    pp->preempt.store(false);
+  }
   gp->stackguard0.store(gp->stack.lo + kStackGuard);
   pp->schedtick.fetch_add(1);
   if (gp->xstate_live) {
@@ -577,7 +588,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   }
   {
     std::unique_lock<std::mutex> lk(mu_);
-    done_cv_.wait(lk, [&] { return main_done_.load() || deadlock_ || faulted_.load(); });
+    done_cv_.wait(lk, [&] { return main_done_.load() || deadlock_ || faulted_.load() || aborted_; });
   }
 
   // The program is over. Go's process exits here; the harness asks every
@@ -611,6 +622,15 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
              static_cast<long long>(fault_goid_), where, static_cast<unsigned long>(fault_addr_));
     *err = buf;
     fatal_ = true;
+    return false;
+  }
+  bool aborted;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    aborted = aborted_ && !main_done_.load();
+  }
+  if (aborted) {
+    *err = "run aborted: " + abort_why_;
     return false;
   }
   if (deadlock_) {

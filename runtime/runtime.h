@@ -270,6 +270,13 @@ class Runtime {
   int abandoned_ms() const { return abandoned_ms_; }
   // After a failed Run: a fatal error as Go reports one (exit status 2).
   bool fatal() const { return fatal_; }
+  // Ends a Run from outside, as if main had returned (goroutines are asked
+  // to stop, those that never reach a safe point are abandoned), and makes
+  // it return false with "run aborted: why". For a harness whose test has
+  // already failed, or that has waited past its bound: a broken runtime
+  // must fail a test in seconds, not hang it. Any thread, any time; the
+  // first reason wins.
+  void Abort(const std::string& why);
 
   // Statistics the benchmarks read.
   size_t goroutines_created() const { return next_goid_.load() - 1; }
@@ -323,6 +330,8 @@ class Runtime {
   std::atomic<int> running_ms_{0};
   std::condition_variable done_cv_;  // main returned, a deadlock, or a fault (mu_)
   bool deadlock_ = false;            // mu_
+  bool aborted_ = false;             // mu_
+  std::string abort_why_;            // mu_
   // The first goroutine fault (written by the handler before it leaves the
   // M; read after the Ms stopped).
   std::atomic<bool> faulted_{false};

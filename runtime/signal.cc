@@ -208,7 +208,8 @@ Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t 
   // 3. runtimesecret: a secret computation must not be saved or scanned.
   if (opts_.experiments.runtimesecret && gp->secret > 0 && applies(Reason::kSecret)) return refuse(Reason::kSecret);
   // 4. Room for the injected call.
-  if (applies(Reason::kStack) && (sp < gp->stack.lo || sp - gp->stack.lo < async_preempt_stack_))
+  size_t room = async_preempt_stack_ - (opts_.mutations.stack_room_off_by_one ? 8 : 0);
+  if (applies(Reason::kStack) && (sp < gp->stack.lo || sp - gp->stack.lo < room))
     return refuse(Reason::kStack);
   // 5. Generated Go code, not assembly.
   const FuncInfo* f = FuncAt(pc);
@@ -228,7 +229,8 @@ Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t 
     if (!at_call) return refuse(Reason::kNosplit);
   }
   // 7. The innermost function, through the inline tree.
-  if (IsRuntimePackage(f->InnermostPackage(off)) && applies(Reason::kRuntimePkg)) return refuse(Reason::kRuntimePkg);
+  const std::string& pkg = opts_.mutations.outermost_inline ? f->OutermostPackage(off) : f->InnermostPackage(off);
+  if (IsRuntimePackage(pkg) && applies(Reason::kRuntimePkg)) return refuse(Reason::kRuntimePkg);
   // 8. Accepted: at the entry, at a restart start, or in place.
   if (f->has(kFuncRestartAtEntry)) return AsyncDecision{true, code_->base() + f->entry, Reason::kNone};
   for (const FuncInfo::Restart& r : f->restarts) {
@@ -271,6 +273,12 @@ void Runtime::asyncPreempt2(G* gp) {
   gp->asyncSafePoint = true;
   // xRegSave: the P's scratch area into the G's extended state.
   M* m = gp->m;
+  if (opts_.mutations.shared_scratch) {
+    // Broken on purpose: the state stays in the P's scratch area.
+    events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
+    if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
+    goschedImpl(gp);
+  }
   if (!gp->xstate) {
     gp->xstate.reset(new uint8_t[xstate_bytes_]);
     events_.Record(Ev::kXRegAlloc, gp->goid, Reason::kNone, 0, static_cast<int64_t>(xstate_bytes_));

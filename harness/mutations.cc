@@ -1,0 +1,58 @@
+#include "harness/mutations.h"
+
+namespace safepoint::harness {
+namespace {
+
+std::string Always(const PortInfo&) { return ""; }
+std::string NeedsAsync(const PortInfo& port) {
+  if (!port.async_preemption()) return "port " + std::string(port.name) + " declares asynchronous preemption missing";
+  return "";
+}
+std::string NeedsRestarts(const PortInfo& port) {
+  if (!port.model.regtmp_restartable)
+    return "port " + std::string(port.name) + " has no restartable sequences (PortModel::regtmp_restartable)";
+  return NeedsAsync(port);
+}
+
+}  // namespace
+
+const std::vector<MutationDef>& Mutations() {
+  static const std::vector<MutationDef> kMutations = {
+      {"skip-unsafe-point", "isAsyncSafePoint ignores compiler-marked unsafe points", "Sweep.CatchesASkippedUnsafePointRule",
+       true, [](RuntimeMutations& m) { m.skip_rule = Reason::kUnsafePoint; }, NeedsAsync},
+      {"skip-nosplit", "isAsyncSafePoint ignores the nosplit rule", "Sweep.CatchesASkippedNosplitRule", true,
+       [](RuntimeMutations& m) { m.skip_rule = Reason::kNosplit; }, NeedsAsync},
+      {"no-restart", "restartable sequences are resumed in place instead of at their start",
+       "Sweep.CatchesARestartNotRewound", true, [](RuntimeMutations& m) { m.no_restart = true; }, NeedsRestarts},
+      {"drop-register", "asyncPreempt neither saves nor restores IR register r3", "Sweep.CatchesARegisterNotSaved", true,
+       [](RuntimeMutations& m) { m.drop_register = true; }, NeedsAsync},
+      {"shared-scratch",
+       "asyncPreempt2 leaves extended state in the P's scratch area (no per-G state): a goroutine resumes with "
+       "another's vectors",
+       "PerG_9_7_5.CatchesSharedScratch", false, [](RuntimeMutations& m) { m.shared_scratch = true; }, NeedsAsync},
+      {"live-request", "execute() leaves gp.preempt and pp.preempt set: a request outlives its preemption",
+       "PerG_9_7_5.CatchesALiveRequest", false, [](RuntimeMutations& m) { m.live_request = true; }, Always},
+      {"slow-sysmon", "sysmon's forcePreemptNS is 100 ms instead of the chapter's 10 ms",
+       "Constants_9_7.CatchesASlowSysmon", false, [](RuntimeMutations& m) { m.force_preempt_scale = 10; }, Always},
+      {"no-fairness", "the scheduler never lets the global run queue go first (Go's 1-in-61 check)",
+       "Constants_9_7.CatchesAStarvedGlobalQueue", false, [](RuntimeMutations& m) { m.no_global_fairness = true; },
+       Always},
+      {"outermost-inline", "the runtime-package rule reads the outermost inlined body, not the innermost",
+       "Async_9_7_5.CatchesTheOutermostInlinedBody", true, [](RuntimeMutations& m) { m.outermost_inline = true; },
+       NeedsAsync},
+      {"stack-room-off-by-one", "the stack-room rule admits one word less than asyncPreemptStack",
+       "Async_9_7_5.CatchesStackRoomOffByOneWord", false, [](RuntimeMutations& m) { m.stack_room_off_by_one = true; },
+       NeedsAsync},
+  };
+  return kMutations;
+}
+
+const MutationDef* FindMutation(const std::string& name) {
+  for (const MutationDef& m : Mutations())
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
+std::string MutationInapplicable(const MutationDef& m, const PortInfo& port) { return m.inapplicable(port); }
+
+}  // namespace safepoint::harness
