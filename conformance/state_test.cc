@@ -164,7 +164,8 @@ TEST(PerG_9_7_5, CatchesSharedScratch) {
 
 // --- extended state follows its goroutine to another P ----------------------
 
-// Three spinners on two Ps, each with its own vectors; the driver preempts
+// Three spinners on two Ps, each with its own vectors (each loop starts
+// with a safe point, as spin's below); the driver preempts
 // every running one again and again until some goroutine has been resumed
 // on a P other than the one it was preempted on (bounded), then lets them
 // finish; each must still hold its own vectors. (Flags are not judged here:
@@ -178,7 +179,7 @@ std::string Spinners() {
     std::string n = std::to_string(i);
     main += "  go main.s" + n + "\n";
     fns += "func main.s" + n + "\n  vfill " + std::to_string(0x3000 + i) + "\n  movi r1, 1\n  st g[" +
-           std::to_string(10 + i) + "], r1\nloop:\n  ld r3, g[9]\n  jz r3, loop\n  vdump " + n + "\n  handshake " +
+           std::to_string(10 + i) + "], r1\nloop:\n  addi r4, 1\n  ld r3, g[9]\n  jz r3, loop\n  vdump " + n + "\n  handshake " +
            std::to_string(30 + i) + "\n  ret\nend\n";
   }
   for (int i = 0; i < kSpinners; i++) main += "  wait " + std::to_string(30 + i) + "\n";
@@ -206,7 +207,10 @@ Problems CheckMigration(RuntimeOptions opts) {
   std::string how;
   Outcome o = RunScenario(Spinners(), std::move(opts), [&](Runtime& rt) {
     int polls = 0;
-    if (!WaitFor([&] {
+    // The Ps exist once a spinner has run.
+    if (!WaitFor([&] { return rt.global(10) + rt.global(11) + rt.global(12) > 0; })) {
+      bad.push_back("waited 60 s for a spinner to start");
+    } else if (!WaitFor([&] {
           for (int i = 0; i < kSpinners; i++)
             if (rt.global(10 + i) == 0) {
               // Two Ps, three spinners: move them along until each started.
@@ -247,6 +251,10 @@ TEST(PerG_9_7_5, ExtendedStateFollowsItsGoroutineToAnotherP) {
 
 // --- a request is used up ---------------------------------------------------
 
+// Each loop starts with an operation that is a safe point on every port:
+// under QEMU a signal arrives between translation blocks, at the loop's
+// head, and on riscv64 a load of a global is an unsafe point (REGTMP).
+//
 // spin loops without calls until g[11]; from g[14] on, each iteration also
 // takes and drops a runtime lock and calls a non-leaf (a prologue check).
 constexpr const char* kUsedUp = R"(
@@ -259,6 +267,7 @@ func main.spin frame=16
   movi r1, 1
   st g[10], r1
 loop:
+  addi r5, 1
   ld r2, g[12]
   addi r2, 1
   st g[12], r2
