@@ -37,12 +37,19 @@ class Clock {
 };
 class ManualClock : public Clock {
  public:
-  int64_t Now() override { return now_.load(); }
+  int64_t Now() override {
+    reads_.fetch_add(1);
+    return now_.load();
+  }
   void Advance(int64_t ns) { now_.fetch_add(ns); }
   void Set(int64_t ns) { now_.store(ns); }
+  // How often the clock was read: a test waits for the runtime to have
+  // looked at the time again (a handshake, not a sleep).
+  uint64_t reads() const { return reads_.load(); }
 
  private:
   std::atomic<int64_t> now_{0};
+  std::atomic<uint64_t> reads_{0};
 };
 int64_t MonotonicNanos();
 

@@ -52,6 +52,7 @@ constexpr uintptr_t kStackGuard = STACK_GUARD;  // 928: StackNosplit 800 + Stack
 constexpr size_t kStackMin = 2048;
 constexpr size_t kStackMax = 1 << 20;
 constexpr int64_t kForcePreemptNS = 10 * 1000 * 1000;  // sysmon: 10 ms on one time slice
+constexpr int64_t kStwRetryNS = 100 * 1000;            // stopTheWorldWithSema: preemptall again every 100 us
 
 enum GStatus : uint32_t {
   _Gidle = 0,

@@ -34,7 +34,7 @@ int Runtime::stopTheWorldWithSema() {
   gcwaiting_.store(true);
   int rounds = 0;
   std::unique_lock<std::mutex> lk(mu_);
-  for (;;) {
+  auto all_stopped = [&] {
     int stopped = 0;
     for (auto& p : ps_) {
       uint32_t st = p->status.load();
@@ -42,13 +42,18 @@ int Runtime::stopTheWorldWithSema() {
       // at SchedSafePoints before running anything.
       stopped += st == _Pgcstop || (st == _Pidle && p->m.load() == nullptr);
     }
-    if (stopped == static_cast<int>(ps_.size())) break;
+    return stopped == static_cast<int>(ps_.size());
+  };
+  while (!all_stopped()) {
     lk.unlock();
     preemptall(Source::kPreemptAll);
     rounds++;
+    int64_t at = clock_->Now();
     events_.Record(Ev::kSTWRound, 0, Reason::kNone, 0, rounds);
     lk.lock();
-    stw_cv_.wait_for(lk, std::chrono::microseconds(100));  // retry every 100 us
+    // Again every 100 us on sysmon's clock (injectable, so a test drives
+    // it), or as soon as the last P stops.
+    while (!all_stopped() && clock_->Now() - at < kStwRetryNS) stw_cv_.wait_for(lk, std::chrono::microseconds(100));
   }
   events_.Record(Ev::kSTWDone, 0, Reason::kNone, 0, rounds);
   return rounds;
