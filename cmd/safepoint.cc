@@ -353,8 +353,8 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
            std::string(NativePort().name).c_str());
     for (const harness::MutationDef& d : harness::Mutations()) {
       std::string why = harness::MutationInapplicable(d, NativePort());
-      printf("  %-22s %s\n  %-22s caught by %s%s%s\n", d.name, d.what, "", d.caught_by,
-             d.sweep_catches ? " and by this sweep" : "", why.empty() ? "" : ("  [not here: " + why + "]").c_str());
+      printf("  %-22s %s (caught by %s%s)%s\n", d.name, d.what, d.caught_by, d.sweep_catches ? " and the sweep" : "",
+             why.empty() ? "" : ("  [not here: " + why + "]").c_str());
     }
     return 0;
   }

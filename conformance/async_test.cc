@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/armed.h"
+#include "harness/mutations.h"
 #include "harness/scenario.h"
 #include "oracle/save_area.h"
 #include "conformance/bounded.h"
@@ -50,11 +51,14 @@ struct Armed {
   std::map<Reason, size_t> reasons;
 };
 
-// Runs `text`: main.main runs `rounds` times through an instruction labelled
-// `target:` in function `fn`; before each round the instruction is armed
-// (callback 0), so every round delivers one SIGURG exactly there.
-Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions opts = TestOptions(),
-               std::function<void(Runtime&)> driver = nullptr) {
+// Where to arm, once the program is loaded: a code offset (0: none).
+using Locator = std::function<uint32_t(const Runtime&, const ir::Program&)>;
+
+// Runs `text`: main.main runs `rounds` times through the instruction at
+// `where`; before each round the instruction is armed (callback 0), so
+// every round delivers one SIGURG exactly there.
+Armed RunArmedAt(const std::string& text, const Locator& where, RuntimeOptions opts = TestOptions(),
+                 std::function<void(Runtime&)> driver = nullptr) {
   Armed a;
   ir::Program prog;
   std::string err;
@@ -73,8 +77,8 @@ Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions op
     ADD_FAILURE() << err;
     return a;
   }
-  target = LabelOffset(*a.o.rt, prog, fn, "target");
-  EXPECT_NE(target, 0u) << "no 'target:' label in " << fn;
+  target = where(*a.o.rt, prog);
+  EXPECT_NE(target, 0u) << "nowhere to arm";
   {
     DriverThread t(*a.o.rt, std::move(driver));
     a.o.ok = a.o.rt->Run("main.main", &a.o.error);
@@ -92,6 +96,14 @@ Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions op
   for (const Event& e : a.o.events)
     if (e.kind == Ev::kAsyncRefuse) ObserveRefusal(e.reason);
   return a;
+}
+
+// The same, armed at the instruction labelled `target:` in function `fn`.
+Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions opts = TestOptions(),
+               std::function<void(Runtime&)> driver = nullptr) {
+  return RunArmedAt(
+      text, [fn](const Runtime& rt, const ir::Program& p) { return LabelOffset(rt, p, fn, "target"); },
+      std::move(opts), std::move(driver));
 }
 
 // main.main with `pre` before the loop and `post` after it; the loop body
@@ -345,6 +357,128 @@ TEST_F(Async_9_7_5, AcceptedInAnInlinedUserBody) {
   ExpectAccepted(RunArmed(Looping("", "  inline main.add\n  addi r1, 2\n  endinline", ""), "main.main"));
   // Inlined runtime code inside user code ends where the inlined body ends.
   ExpectAccepted(RunArmed(Looping("  inline runtime.add\n  addi r1, 2\n  endinline", kBody, ""), "main.main"));
+}
+
+// --- the inline tree, three deep ---------------------------------------------
+
+using Problems = std::vector<std::string>;
+
+std::string JoinProblems(const Problems& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
+  return s;
+}
+
+// main.main's loop holds `outer` > `mid` > `inner`, inlined into each other,
+// with an instruction at every level before and after its child. Each is
+// armed in turn: refused exactly where the innermost body at that PC is in
+// the runtime package.
+Problems CheckInlineTree(const std::string& outer, const std::string& mid, const std::string& inner,
+                         const RuntimeOptions& opts) {
+  std::string body = "  inline " + outer + "\n  addi r1, 1\n  inline " + mid + "\n  addi r1, 2\n  inline " + inner +
+                     "\n  addi r1, 3\n  endinline\n  addi r1, 4\n  endinline\n  addi r1, 5\n  endinline";
+  struct Point {
+    const char* where;
+    const std::string* body;  // the innermost body there
+    bool after;               // the first instruction after body's child ends, or body's first
+    const std::string* child;
+  };
+  const Point points[] = {
+      {"first of", &outer, false, nullptr}, {"first of", &mid, false, nullptr}, {"first of", &inner, false, nullptr},
+      {"after the child of", &mid, true, &inner}, {"after the child of", &outer, true, &mid},
+  };
+  Problems bad;
+  for (const Point& pt : points) {
+    Locator at = [&](const Runtime& rt, const ir::Program&) -> uint32_t {
+      const FuncInfo* f = rt.table().Find("main.main");
+      const std::string& name = pt.after ? *pt.child : *pt.body;
+      for (const FuncInfo::Inline& in : f->inlines)
+        if (in.name == name) return pt.after ? in.hi : in.lo;
+      return 0;
+    };
+    Armed a = RunArmedAt(Looping("", body, ""), at, opts);
+    bool runtime = pt.body->rfind("runtime.", 0) == 0;  // the bodies named above
+    std::string where = std::string(pt.where) + " " + *pt.body + " (" + outer + " > " + mid + " > " + inner + ")";
+    if (a.traps != static_cast<size_t>(kRounds)) bad.push_back(where + ": armed instruction not reached each round");
+    if (runtime && (a.accepted != 0 || a.reasons[Reason::kRuntimePkg] != static_cast<size_t>(kRounds)))
+      bad.push_back(where + ": accepted " + std::to_string(a.accepted) + " of " + std::to_string(kRounds) +
+                    " (the innermost body is the runtime's)");
+    if (!runtime && a.accepted != static_cast<size_t>(kRounds))
+      bad.push_back(where + ": refused " + std::to_string(a.refused) + " of " + std::to_string(kRounds) +
+                    " (the innermost body is user code)");
+  }
+  return bad;
+}
+
+Problems CheckInlineTrees(const RuntimeOptions& opts) {
+  Problems bad = CheckInlineTree("runtime.outer", "main.mid", "main.inner", opts);
+  for (const std::string& p : CheckInlineTree("main.outer", "main.mid", "runtime.inner", opts)) bad.push_back(p);
+  for (const std::string& p : CheckInlineTree("main.outer", "runtime.mid", "main.inner", opts)) bad.push_back(p);
+  return bad;
+}
+
+TEST_F(Async_9_7_5, TheInnermostBodyOfAThreeDeepInlineTreeDecides) {
+  SKIP_WITHOUT_ASYNC();
+  Problems p = CheckInlineTrees(TestOptions());
+  EXPECT_TRUE(p.empty()) << JoinProblems(p);
+}
+
+TEST_F(Async_9_7_5, CatchesTheOutermostInlinedBody) {
+  SKIP_WITHOUT_ASYNC();
+  RuntimeOptions opts = TestOptions();
+  FindMutation("outermost-inline")->apply(opts.mutations);
+  Problems p = CheckInlineTrees(opts);
+  EXPECT_FALSE(p.empty()) << "a runtime that reads the inline tree's outermost body passed";
+  printf("caught: %s\n", JoinProblems(p).c_str());
+}
+
+// --- the stack-room rule at its boundary -------------------------------------
+
+// isAsyncSafePoint, asked on the goroutine's own M (a callback on g0, with
+// the goroutine as curg) about a PC in its code, with SP exactly
+// asyncPreemptStack above stack.lo and a byte or a word either side:
+// refused for the stack below, accepted from exactly asyncPreemptStack.
+Problems CheckStackRoomBoundary(RuntimeOptions opts) {
+  Problems bad;
+  ir::Program prog;
+  std::string err;
+  const std::string text = "func main.main frame=16\n  callback 0\ntarget:\n  addi r1, 1\n  ret\nend\n";
+  if (!ir::ParseProgram(text, &prog, &err)) return {err};
+  uint32_t target = 0;
+  opts.hooks.callbacks = {[&](Runtime& rt, G* gp) {
+    uintptr_t pc = rt.code_base() + target;
+    for (int delta : {-8, -1, 0, 1, 8}) {
+      uintptr_t sp = gp->stack.lo + rt.asyncPreemptStack() + delta;
+      Runtime::AsyncDecision d = rt.isAsyncSafePoint(gp, pc, sp, reinterpret_cast<uintptr_t>(gp));
+      std::string at = "SP = stack.lo + asyncPreemptStack " + std::string(delta < 0 ? "- " : "+ ") +
+                       std::to_string(delta < 0 ? -delta : delta);
+      if (delta < 0 && (d.ok || d.reason != Reason::kStack))
+        bad.push_back(at + ": " + (d.ok ? "accepted" : std::string("refused for ") + ReasonName(d.reason)) +
+                      " (want refused for the stack)");
+      if (delta >= 0 && !d.ok)
+        bad.push_back(at + ": refused for " + std::string(ReasonName(d.reason)) + " (want accepted)");
+    }
+  }};
+  Runtime rt(std::move(opts));
+  if (!rt.Load(prog, &err)) return {err};
+  target = LabelOffset(rt, prog, "main.main", "target");
+  if (!rt.Run("main.main", &err)) bad.push_back("run: " + err);
+  return bad;
+}
+
+TEST_F(Async_9_7_5, StackRoomFlipsExactlyAtAsyncPreemptStack) {
+  SKIP_WITHOUT_ASYNC();
+  Problems p = CheckStackRoomBoundary(TestOptions());
+  EXPECT_TRUE(p.empty()) << JoinProblems(p);
+}
+
+TEST_F(Async_9_7_5, CatchesStackRoomOffByOneWord) {
+  SKIP_WITHOUT_ASYNC();
+  RuntimeOptions opts = TestOptions();
+  FindMutation("stack-room-off-by-one")->apply(opts.mutations);
+  Problems p = CheckStackRoomBoundary(opts);
+  EXPECT_FALSE(p.empty()) << "a stack-room rule one word short passed";
+  printf("caught: %s\n", JoinProblems(p).c_str());
 }
 
 // --- restarts ------------------------------------------------------------------

@@ -76,6 +76,12 @@ TEST(Sweep, CatchesARegisterNotSaved) {
   ro.mutations.drop_register = true;
   EXPECT_GT(RunSweep(ro).state_diffs, 0u);
 }
+TEST(Sweep, CatchesTheOutermostInlinedBody) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutations.outermost_inline = true;
+  EXPECT_GT(RunSweep(ro).disagreements, 0u) << "the built-in program's inline trees are three deep both ways";
+}
 TEST(Sweep, CatchesARestartNotRewound) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   if (!NativePort().model.regtmp_restartable)

@@ -38,7 +38,7 @@ const std::vector<MutationDef>& Mutations() {
        "Constants_9_7.CatchesAStarvedGlobalQueue", false, [](RuntimeMutations& m) { m.no_global_fairness = true; },
        Always},
       {"outermost-inline", "the runtime-package rule reads the outermost inlined body, not the innermost",
-       "Async_9_7_5.CatchesTheOutermostInlinedBody", true, [](RuntimeMutations& m) { m.outermost_inline = true; },
+       "Async_9_7_5.CatchesTheOutermostInlinedBody, Sweep.CatchesTheOutermostInlinedBody", true, [](RuntimeMutations& m) { m.outermost_inline = true; },
        NeedsAsync},
       {"stack-room-off-by-one", "the stack-room rule admits one word less than asyncPreemptStack",
        "Async_9_7_5.CatchesStackRoomOffByOneWord", false, [](RuntimeMutations& m) { m.stack_room_off_by_one = true; },

@@ -54,6 +54,28 @@ func main.arith
   inline main.inlined
   addi r11, 3
   endinline
+  inline runtime.outer
+  addi r10, 1
+  inline main.mid
+  addi r11, 1
+  inline main.inner
+  addi r10, 1
+  endinline
+  addi r11, 1
+  endinline
+  addi r10, 1
+  endinline
+  inline main.outer
+  addi r11, 1
+  inline main.mid
+  addi r10, 1
+  inline runtime.inner
+  addi r11, 1
+  endinline
+  addi r10, 1
+  endinline
+  addi r11, 1
+  endinline
   flagsdump g[7]
   dumpregs 10
   vdump 0
