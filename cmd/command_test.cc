@@ -293,6 +293,24 @@ TEST(Command, ADeadlockEndsAsGosFatalError) {
   EXPECT_EQ(d["error"].str, "all goroutines are asleep - deadlock!");
 }
 
+// Fatal runtime errors end as Go's do: "runtime: ..." and "fatal error:
+// ...", status 2, never a signal or an abort of the harness: unbounded
+// recursion (stack overflow) and a goroutine bomb (out of memory: the
+// kernel's map count runs out first).
+TEST(Command, FatalRuntimeErrorsAreGosMessagesAndStatus2) {
+  std::string dir = TempDir();
+  WriteFile(dir + "/rec.sp", "func main.main\n  call main.rec\n  ret\nend\nfunc main.rec frame=512\n  call main.rec\n  ret\nend\n");
+  WriteFile(dir + "/bomb.sp",
+            "func main.main\nloop:\n  go main.block\n  jmp loop\nend\nfunc main.block\n  wait 5\n  ret\nend\n");
+  Result rec = Safepoint({"run", "rec.sp"}, dir);
+  EXPECT_EQ(rec.status, 2) << rec.err;
+  EXPECT_EQ(rec.err, "runtime: goroutine stack exceeds 1048576-byte limit\nfatal error: stack overflow\n");
+  Result bomb = Safepoint({"run", "bomb.sp"}, dir);
+  EXPECT_EQ(bomb.status, 2) << bomb.err;
+  EXPECT_EQ(bomb.err.rfind("runtime: cannot allocate a 2048-byte goroutine stack", 0), 0u) << bomb.err;
+  EXPECT_NE(bomb.err.find("\nfatal error: out of memory\n"), std::string::npos) << bomb.err;
+}
+
 TEST(Command, TimeoutEndsARunWithItsOwnStatus) {
   std::string dir = TempDir();
   WriteFile(dir + "/long.sp", "func main.main\n  sleep 600000000000\n  ret\nend\n");

@@ -138,9 +138,10 @@ const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
 
 M* Runtime::CurrentM() { return tls_m; }
 
-void Runtime::Throw(const char* msg) {
+void Runtime::Throw(const char* msg, const std::string& detail) {
   // As Go's throw: the message, then the process exits with status 2 (never
   // a raw abort or signal of the harness).
+  if (!detail.empty()) fprintf(stderr, "runtime: %s\n", detail.c_str());
   fprintf(stderr, "fatal error: %s\n", msg);
   fflush(stderr);
   _exit(2);
@@ -193,7 +194,10 @@ G* Runtime::newproc(uintptr_t entry, bool is_main) {
   auto g = std::make_unique<G>();
   G* gp = g.get();
   std::string err;
-  if (!AllocStack(gp, opts_.hooks.initial_stack, &err)) Throw("cannot allocate a goroutine stack");
+  // A goroutine bomb ends here, as Go's ends in "fatal error: out of memory".
+  if (!AllocStack(gp, opts_.hooks.initial_stack, &err))
+    Throw("out of memory", "cannot allocate a " + std::to_string(opts_.hooks.initial_stack) + "-byte goroutine stack (" +
+                               err + ", " + std::to_string(allgs_.size()) + " goroutines)");
   gp->goid = next_goid_.fetch_add(1);
   gp->entry = entry;
   gp->is_main = is_main;

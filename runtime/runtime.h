@@ -302,7 +302,9 @@ class Runtime {
   static void MStartTrampoline(void* arg);
   void SysmonLoop();
   void CheckTimers();            // mu_ held
-  [[noreturn]] void Throw(const char* msg);
+  // Go's throw: "fatal error: msg" and exit status 2; `detail`, when given,
+  // is printed first as Go's "runtime: ..." line.
+  [[noreturn]] void Throw(const char* msg, const std::string& detail = "");
 
   RuntimeOptions opts_;
   Debug debug_;

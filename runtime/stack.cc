@@ -72,7 +72,9 @@ void Runtime::copystack(G* gp, size_t newsize) {
   void* old_mapping = gp->stack_mapping;
   size_t old_mapped = gp->stack_mapped;
   size_t used = old.hi - gp->sched.sp;
-  if (!AllocStack(gp, newsize, nullptr)) Throw("out of memory allocating a goroutine stack");
+  std::string err;
+  if (!AllocStack(gp, newsize, &err))
+    Throw("out of memory", "cannot allocate a " + std::to_string(newsize) + "-byte goroutine stack (" + err + ")");
   uintptr_t delta = gp->stack.hi - old.hi;
   memcpy(reinterpret_cast<void*>(gp->sched.sp + delta), reinterpret_cast<void*>(gp->sched.sp), used);
   gp->sched.sp += delta;
@@ -103,7 +105,8 @@ void Runtime::newstack(G* gp) {
   // Real growth: twice the size, copied.
   size_t oldsize = gp->stack.hi - gp->stack.lo;
   size_t newsize = oldsize * 2;
-  if (newsize > kStackMax) Throw("stack overflow: goroutine stack exceeds the limit");
+  if (newsize > kStackMax)
+    Throw("stack overflow", "goroutine stack exceeds " + std::to_string(kStackMax) + "-byte limit");
   copystack(gp, newsize);
   events_.Record(Ev::kGrow, gp->goid, Reason::kNone, gp->sched.pc, static_cast<int64_t>(newsize));
   gp->stackguard0.store(gp->preempt.load() ? kStackPreempt : gp->stack.lo + kStackGuard);
