@@ -102,7 +102,7 @@ Armed RunArmedAt(const std::string& text, const Locator& where, RuntimeOptions o
 Armed RunArmed(const std::string& text, const std::string& fn, RuntimeOptions opts = TestOptions(),
                std::function<void(Runtime&)> driver = nullptr) {
   return RunArmedAt(
-      text, [fn](const Runtime& rt, const ir::Program& p) { return LabelOffset(rt, p, fn, "target"); },
+      text, [fn](const Runtime& rt, const ir::Program& p) { return LabelOffset(rt.table(), p, fn, "target"); },
       std::move(opts), std::move(driver));
 }
 
@@ -295,7 +295,7 @@ RULE_TEST(Async_9_7_5, RefusedInTheStackCheckPrologue, Reason::kUnsafePoint) {
   a.o.rt = std::make_unique<Runtime>(std::move(opts));
   ASSERT_TRUE(a.o.rt->Load(p, &err)) << err;
   entry = a.o.rt->table().Find("main.g")->entry;
-  ASSERT_TRUE(a.o.rt->Run("main.main", &err)) << err;
+  ASSERT_TRUE(RunBounded(*a.o.rt, "main.main", &err)) << err;
   size_t refused = 0, accepted = 0;
   for (const Event& e : a.o.rt->events().Snapshot()) {
     if (e.pc != a.o.rt->code_base() + entry) continue;
@@ -461,8 +461,8 @@ Problems CheckStackRoomBoundary(RuntimeOptions opts) {
   }};
   Runtime rt(std::move(opts));
   if (!rt.Load(prog, &err)) return {err};
-  target = LabelOffset(rt, prog, "main.main", "target");
-  if (!rt.Run("main.main", &err)) bad.push_back("run: " + err);
+  target = LabelOffset(rt.table(), prog, "main.main", "target");
+  if (!RunBounded(rt, "main.main", &err)) bad.push_back("run: " + err);
   return bad;
 }
 
@@ -479,6 +479,53 @@ TEST_F(Async_9_7_5, CatchesStackRoomOffByOneWord) {
   Problems p = CheckStackRoomBoundary(opts);
   EXPECT_FALSE(p.empty()) << "a stack-room rule one word short passed";
   printf("caught: %s\n", JoinProblems(p).c_str());
+}
+
+// --- the restart window at its boundary ----------------------------------------
+
+// Go's rule: a restart start more than 20 bytes before the interrupted PC
+// is a "bad restart PC" (a throw).
+constexpr uintptr_t kChapterRestartWindow = 20;
+
+// A 40-byte restartable sequence laid over main.main's body (a table no
+// emitter makes: the ports' sequences are shorter), and isAsyncSafePoint
+// asked, on the goroutine's own M, about the PC `back` bytes into it.
+Runtime::AsyncDecision AskInLongSequence(uint32_t back, uintptr_t* start) {
+  std::string text = "func main.main frame=16\n  callback 0\ntarget:\n";
+  for (int i = 0; i < 16; i++) text += "  addi r1, 1\n";
+  text += "  ret\nend\n";
+  ir::Program prog;
+  std::string err;
+  EXPECT_TRUE(ir::ParseProgram(text, &prog, &err)) << err;
+  uint32_t lo = 0;
+  Runtime::AsyncDecision d{false, 0, Reason::kNone};
+  RuntimeOptions opts = TestOptions();
+  opts.hooks.edit_table = [&](FuncTable& t) {
+    lo = LabelOffset(t, prog, "main.main", "target");
+    for (FuncInfo& f : t.funcs)
+      if (f.name == "main.main") f.restarts.push_back({lo, lo + 40, -3});
+  };
+  opts.hooks.callbacks = {[&](Runtime& rt, G* gp) {
+    *start = rt.code_base() + lo;
+    d = rt.isAsyncSafePoint(gp, *start + back, gp->stack.hi - 64, reinterpret_cast<uintptr_t>(gp));
+  }};
+  Runtime rt(std::move(opts));
+  EXPECT_TRUE(rt.Load(prog, &err)) << err;
+  EXPECT_TRUE(RunBounded(rt, "main.main", &err)) << err;
+  return d;
+}
+
+TEST_F(Async_9_7_5, TheRestartWindowIs20Bytes) {
+  SKIP_WITHOUT_ASYNC();
+  if (!NativePort().model.regtmp_restartable)
+    GTEST_SKIP() << "port " << NativePort().name << " declares no restartable sequences (PortModel::regtmp_restartable)";
+  uintptr_t start = 0;
+  Runtime::AsyncDecision d = AskInLongSequence(kChapterRestartWindow, &start);
+  EXPECT_TRUE(d.ok) << "refused for " << ReasonName(d.reason);
+  EXPECT_EQ(d.resume, start) << "20 bytes in: resumed at the sequence's start";
+  uint32_t beyond = kChapterRestartWindow + NativePort().insn_align;
+  EXPECT_EXIT(AskInLongSequence(beyond, &start), ::testing::ExitedWithCode(2), "fatal error: bad restart PC")
+      << beyond << " bytes in";
 }
 
 // --- restarts ------------------------------------------------------------------

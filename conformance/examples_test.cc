@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/scenario.h"
 #include "platforms/native.h"
 #include "runtime/runtime.h"
 
@@ -60,7 +61,7 @@ bool RunOnce(const std::string& text, int procs, std::unique_ptr<Runtime>* rt, s
   RuntimeOptions o;
   o.settings.gomaxprocs = procs;
   *rt = std::make_unique<Runtime>(std::move(o));
-  return (*rt)->Load(prog, err) && (*rt)->Run("main.main", err);
+  return (*rt)->Load(prog, err) && harness::RunBounded(**rt, "main.main", err);
 }
 
 TEST(Examples, EveryExampleRunsAndLeavesWhatItSays) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/scenario.h"
 #include "harness/sweep.h"
 #include "oracle/semantics.h"
 #include "runtime/runtime.h"
@@ -22,7 +23,7 @@ void ExpectSameAsTheInterpreter(const std::string& name, const ir::Program& prog
     RuntimeOptions o;
     o.settings.gomaxprocs = procs;
     Runtime rt(std::move(o));
-    ASSERT_TRUE(rt.Load(prog, &err) && rt.Run("main.main", &err)) << name << ": " << err;
+    ASSERT_TRUE(rt.Load(prog, &err) && harness::RunBounded(rt, "main.main", &err)) << name << ": " << err;
     for (int g = 0; g < ir::kGlobals; g++)
       EXPECT_EQ(rt.global(g), want[g]) << name << ": g[" << g << "] at GOMAXPROCS=" << procs;
   }

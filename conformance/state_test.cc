@@ -115,16 +115,10 @@ Problems CheckTwoGoroutinesOnOneP(RuntimeOptions opts) {
   opts.hooks.callbacks = {arm(&ta1), arm(&ta2), arm(&tb)};
   auto rt = std::make_unique<Runtime>(std::move(opts));
   if (!rt->Load(prog, &err)) return {err};
-  ta1 = LabelOffset(*rt, prog, "main.a", "ta1");
-  ta2 = LabelOffset(*rt, prog, "main.a", "ta2");
-  tb = LabelOffset(*rt, prog, "main.b", "tb");
-  bool ok;
-  {
-    DriverThread bound(*rt, nullptr);
-    ok = rt->Run("main.main", &err);
-    bound.Returned();
-  }
-  if (!ok) return {"run: " + err};
+  ta1 = LabelOffset(rt->table(), prog, "main.a", "ta1");
+  ta2 = LabelOffset(rt->table(), prog, "main.a", "ta2");
+  tb = LabelOffset(rt->table(), prog, "main.b", "tb");
+  if (!RunBounded(*rt, "main.main", &err)) return {"run: " + err};
   constexpr int64_t kA = kFirstG, kB = kFirstG + 1;
   // The order of events for a and b: every start or resumption, and every
   // asynchronous preemption.

@@ -105,17 +105,17 @@ void Disarm(Runtime& rt) {
   if (g_armed.rt.compare_exchange_strong(want, nullptr)) rt.PatchCode(g_armed.off, g_armed.saved, g_armed.len);
 }
 
-uint32_t LabelOffset(const Runtime& rt, const ir::Program& prog, const std::string& fn, const std::string& label) {
+uint32_t LabelOffset(const FuncTable& table, const ir::Program& prog, const std::string& fn, const std::string& label) {
   const ir::Function* f = prog.Find(fn);
-  const FuncInfo* info = rt.table().Find(fn);
+  const FuncInfo* info = table.Find(fn);
   if (!f || !info) return 0;
   int op = -1;
   for (size_t i = 0; i < f->body.size(); i++)
     if (f->body[i].op == ir::Op::kLabel && f->body[i].target == label) op = static_cast<int>(i) + 1;
   if (op < 0) return 0;
-  for (size_t i = 0; i < rt.table().insns.size(); i++) {
-    uint32_t off = rt.table().insns[i];
-    if (off >= info->entry && off < info->end && rt.table().insn_op[i] >= op) return off;
+  for (size_t i = 0; i < table.insns.size(); i++) {
+    uint32_t off = table.insns[i];
+    if (off >= info->entry && off < info->end && table.insn_op[i] >= op) return off;
   }
   return 0;
 }

@@ -26,7 +26,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err);
 // The code offset of the first machine instruction of the IR operation
 // that follows label `label` in function `fn` of `prog` as rt loaded it
 // (0 when there is none): what a test arms.
-uint32_t LabelOffset(const Runtime& rt, const ir::Program& prog, const std::string& fn, const std::string& label);
+uint32_t LabelOffset(const FuncTable& table, const ir::Program& prog, const std::string& fn, const std::string& label);
 // Whether an instruction is armed and has not trapped yet.
 bool Armed();
 // Disarms (restores the instruction) if `rt` holds the armed one.

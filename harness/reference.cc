@@ -1,6 +1,7 @@
 // The reference runtime as a RuntimeUnderTest.
 #include "harness/armed.h"
 #include "harness/runtime_under_test.h"
+#include "harness/scenario.h"
 
 namespace safepoint::harness {
 namespace {
@@ -11,7 +12,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
   ~ReferenceRuntime() override { Disarm(rt_); }
   bool Load(const ir::Program& prog, std::string* err) override { return rt_.Load(prog, err); }
   bool ArmAt(uint32_t off, std::string* err) override { return Arm(rt_, off, err); }
-  bool Run(const std::string& main, std::string* err) override { return rt_.Run(main, err); }
+  bool Run(const std::string& main, std::string* err) override { return RunBounded(rt_, main, err); }
   const FuncTable& table() const override { return rt_.table(); }
   uintptr_t code_base() const override { return rt_.code_base(); }
   std::vector<Event> events() const override { return const_cast<Runtime&>(rt_).events().Snapshot(); }

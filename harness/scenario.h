@@ -120,6 +120,15 @@ class DriverThread {
   std::thread t_;
 };
 
+// Runtime::Run, bounded as a scenario is: a run still going after
+// kRunBoundSeconds is aborted ("run aborted: ...") instead of hanging.
+inline bool RunBounded(Runtime& rt, const std::string& main, std::string* err) {
+  DriverThread bound(rt, nullptr);
+  bool ok = rt.Run(main, err);
+  bound.Returned();
+  return ok;
+}
+
 // Runs `text`'s main.main with `opts`; `driver`, if given, runs on its own
 // thread from the start until it returns (Run returns only after both).
 // Every run is bounded (DriverThread): a hang fails with "run aborted: ...".

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/events.h"
+#include "core/functab.h"
 
 namespace safepoint {
 
@@ -77,6 +78,10 @@ struct RuntimeHooks {
   // Runs on g0 in asyncPreempt2, after xRegSave, with the goroutine's
   // registers saved (its asyncPreempt frame is at sched.sp).
   std::function<void(Runtime&, G*)> on_async_preempt;
+  // Runs in Load on the function table the emitter made, before anything
+  // reads it: a test shapes a table the emitter never makes (a restartable
+  // sequence longer than any the ports emit, to reach "bad restart PC").
+  std::function<void(FuncTable&)> edit_table;
 };
 
 struct RuntimeMutations {

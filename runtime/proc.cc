@@ -173,6 +173,7 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   code_ = CodePage::Create(out.code, err);
   if (!code_) return false;
   table_ = std::move(out.table);
+  if (opts_.hooks.edit_table) opts_.hooks.edit_table(table_);
   goexit_off_ = out.goexit;
   InitAsync();
   handshakes_.assign(ir::kGlobals, false);
