@@ -11,7 +11,8 @@ const char* EvName(Ev e) {
                                       "grow",    "go-start", "go-exit", "resume",      "gosched",
                                       "park",    "ready",  "retake", "signal-sent", "signal-coalesced",
                                       "async-accept", "async-refuse", "sig-no-request", "preempt-async",
-                                      "xreg-alloc", "stw-round", "stw-done", "safepoint-fn", "trap", "deadlock", "fault"};
+                                      "xreg-alloc", "stw-round", "stw-done", "safepoint-fn", "trap", "deadlock", "fault",
+                                      "preempt-park", "suspend", "resume-g", "suspend-give-up"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::kCount));
   return names[static_cast<int>(e)];
 }

@@ -40,6 +40,10 @@ enum class Ev : uint8_t {
   kTrap,           // armed delivery: the breakpoint was hit (pc)
   kDeadlock,       // every goroutine waits and no timer is pending (checkdead)
   kFault,          // a goroutine faulted (reason none; pc = the faulting PC, arg = the signal)
+  kPreemptPark,    // preemptPark: stopped for suspendG, now _Gpreempted (pc = resume PC, arg 1: asynchronously)
+  kSuspend,        // suspendG holds the G's scan bit (arg = the status it found; source suspendG)
+  kResumeG,        // resumeG released the scan bit (arg 1: it readied a G suspendG stopped)
+  kSuspendGiveUp,  // suspendG's bound passed with the G still running (arg = preemptM calls)
   kCount,
 };
 

@@ -106,6 +106,9 @@ struct RuntimeMutations {
   bool outermost_inline = false;
   // The stack-room rule admits one word less than asyncPreemptStack.
   bool stack_room_off_by_one = false;
+  // suspendG does not set preemptStop: the G it stops is rescheduled by
+  // gopreempt_m instead of parking, and runs on while it is "suspended".
+  bool suspend_no_preempt_stop = false;
 };
 
 struct RuntimeOptions {

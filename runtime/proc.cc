@@ -9,6 +9,7 @@
 // (entersyscall/exitsyscall) around emitted code and never block the M.
 #include "runtime/runtime.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -138,6 +139,19 @@ const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
 
 M* Runtime::CurrentM() { return tls_m; }
 
+void casgstatus(G* gp, uint32_t from, uint32_t to) {
+  for (;;) {
+    uint32_t expect = from;
+    if (gp->atomicstatus.compare_exchange_weak(expect, to)) return;
+    if (expect != from && expect != (from | _Gscan)) {
+      fprintf(stderr, "fatal error: casgstatus: goroutine %lld from %#x to %#x, but it is %#x\n",
+              static_cast<long long>(gp->goid), from, to, expect);
+      _exit(2);
+    }
+    sched_yield();
+  }
+}
+
 void Runtime::Throw(const char* msg, const std::string& detail) {
   // As Go's throw: the message, then the process exits with status 2 (never
   // a raw abort or signal of the harness).
@@ -224,7 +238,7 @@ G* Runtime::newproc(uintptr_t entry, bool is_main) {
 void Runtime::runqput(P* pp, G* gp) { pp->runq.push_back(gp); }
 
 void Runtime::ready(G* gp) {
-  gp->atomicstatus.store(_Grunnable);
+  casgstatus(gp, _Gwaiting, _Grunnable);
   events_.Record(Ev::kReady, gp->goid);
   M* m = tls_m;
   if (m && m->p) {
@@ -305,7 +319,8 @@ G* Runtime::findRunnable(M* m) {
       // Every M idle with no timer pending and nothing runnable: every
       // goroutine is waiting for another, as Go's checkdead finds.
       // (Once: an M woken spuriously comes back here.)
-      if (++idle_ms_ == static_cast<int>(ms_.size()) && !main_done_.load() && !deadlock_) {
+      // A goroutine suspendG holds is not asleep: resumeG wakes us again.
+      if (++idle_ms_ == static_cast<int>(ms_.size()) && !main_done_.load() && !deadlock_ && suspending_.load() == 0) {
         deadlock_ = true;
         events_.Record(Ev::kDeadlock, 0);
         done_cv_.notify_all();
@@ -322,9 +337,16 @@ G* Runtime::findRunnable(M* m) {
 
 void Runtime::execute(M* m, G* gp) {
   P* pp = m->p;
+  // A G whose scan bit suspendG holds waits for resumeG (without the
+  // scheduler lock, which resumeG may need).
+  for (uint32_t expect = _Grunnable; !gp->atomicstatus.compare_exchange_weak(expect, _Grunning); expect = _Grunnable) {
+    if ((expect & ~static_cast<uint32_t>(_Gscan)) != _Grunnable) casgstatus(gp, _Grunnable, _Grunning);  // throws
+    mu_.unlock();
+    sched_yield();
+    mu_.lock();
+  }
   gp->m = m;
   m->curg.store(gp);
-  gp->atomicstatus.store(_Grunning);
   if (!opts_.mutations.live_request) {
     // The request that stopped it (if any) is used up.
     gp->preempt.store(false);
@@ -357,7 +379,7 @@ void Runtime::schedule(M* m) {
 void Runtime::goschedImpl(G* gp) {
   M* m = gp->m;
   mu_.lock();
-  gp->atomicstatus.store(_Grunnable);
+  casgstatus(gp, _Grunning, _Grunnable);
   dropg(m);
   globrunq_.push_back(gp);
   mu_.unlock();
@@ -408,13 +430,13 @@ void Runtime::Service(ir::Service s, G* gp) {
       m->preemptoff = "";
       break;
     case ir::Service::kEntersyscall:
-      gp->atomicstatus.store(_Gsyscall);
+      casgstatus(gp, _Grunning, _Gsyscall);
       m->p->status.store(_Psyscall);
       m->p->syscalltick.fetch_add(1);
       break;
     case ir::Service::kExitsyscall:
       m->p->status.store(_Prunning);
-      gp->atomicstatus.store(_Grunning);
+      casgstatus(gp, _Gsyscall, _Grunning);  // waits while suspendG holds it
       // As Go's exitsyscall: a request that arrived meanwhile is re-armed.
       if (gp->preempt.load()) {
         gp->stackguard0.store(kStackPreempt);
@@ -447,7 +469,7 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
     case ir::Service::kSleep: {
       mu_.lock();
       gp->wake_at = MonotonicNanos() + static_cast<int64_t>(gp->param);
-      gp->atomicstatus.store(_Gwaiting);
+      casgstatus(gp, _Grunning, _Gwaiting);
       events_.Record(Ev::kPark, gp->goid, Reason::kNone, gp->sched.pc);
       dropg(m);
       sleepers_.push_back(gp);
@@ -461,7 +483,7 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
         mu_.unlock();
         sp_gogo(&gp->sched);  // already signalled: carry on
       }
-      gp->atomicstatus.store(_Gwaiting);
+      casgstatus(gp, _Grunning, _Gwaiting);
       events_.Record(Ev::kPark, gp->goid, Reason::kNone, gp->sched.pc);
       dropg(m);
       waiters_[key].push_back(gp);
@@ -470,7 +492,7 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
     }
     case ir::Service::kGoexit: {
       mu_.lock();
-      gp->atomicstatus.store(_Gdead);
+      casgstatus(gp, _Grunning, _Gdead);
       events_.Record(Ev::kGoExit, gp->goid);
       dropg(m);
       if (gp->is_main) {

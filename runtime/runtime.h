@@ -53,6 +53,7 @@ constexpr size_t kStackMin = 2048;
 constexpr size_t kStackMax = 1 << 20;
 constexpr int64_t kForcePreemptNS = 10 * 1000 * 1000;  // sysmon: 10 ms on one time slice
 constexpr int64_t kStwRetryNS = 100 * 1000;            // stopTheWorldWithSema: preemptall again every 100 us
+constexpr int64_t kSuspendPreemptMNS = 5 * 1000;       // suspendG: preemptM at most once every 5 us
 
 enum GStatus : uint32_t {
   _Gidle = 0,
@@ -163,6 +164,10 @@ static_assert(offsetof(P, xscratch) == P_XSCRATCH);
 // "SIGSEGV: segmentation violation", as Go names a fault signal.
 const char* SignalName(int sig);
 
+// casgstatus: gp's status from `from` to `to`, waiting while another
+// thread holds the scan bit on `from` (suspendG's), as Go's does.
+void casgstatus(G* gp, uint32_t from, uint32_t to);
+
 // canPreemptM: the first condition that forbids preempting the goroutine on
 // mp now (Reason::kNone when preemption is possible).
 Reason canPreemptM(const M* mp);
@@ -235,6 +240,25 @@ class Runtime {
   // running ones); returns when each P has run it.
   void forEachP(const std::function<void(P*)>& fn);
 
+  // suspendG (9.7.6): stops gp at a safe point for a stack scan and holds
+  // its scan bit. A running G gets preemptStop, preempt and stackPreempt and
+  // (asynchronous preemption on) a preemptM at most every 5 us while
+  // suspendG waits; it parks itself in preemptPark (_Gpreempted) at its
+  // next safe point, synchronous or asynchronous, and suspendG moves it to
+  // _Gwaiting. A G already at a blocking safe point (_Grunnable, _Gwaiting,
+  // _Gsyscall) only has its scan bit taken. Call from a thread that is not
+  // an M (the collector's). Gives up, recording it, after `bound_ns` of
+  // real time with the G still running (a harness bound, not Go's).
+  struct SuspendState {
+    G* g = nullptr;
+    bool dead = false;     // the G had exited
+    bool stopped = false;  // suspendG stopped it: resumeG readies it
+    bool held = false;     // the scan bit is held (false only when it gave up)
+  };
+  SuspendState suspendG(G* gp, int64_t bound_ns = 60'000'000'000);
+  void resumeG(const SuspendState& s);
+  // The goroutine with id goid, or nullptr (tests; the collector's roots).
+  G* FindG(int64_t goid);
   // A preemption request raised on the target M itself, from a signal
   // handler running on it (the harness's armed delivery): as preemptone
   // would, then preemptM. Records the request with `pc` and `src`.
@@ -249,6 +273,8 @@ class Runtime {
   [[noreturn]] void newstack(G* gp);
   [[noreturn]] void schedule(M* m);
   [[noreturn]] void gopreempt_m(G* gp);
+  // Parks gp, stopped for suspendG, in _Gpreempted (off every queue).
+  [[noreturn]] void preemptPark(G* gp, bool async);
   [[noreturn]] void goschedImpl(G* gp);
   void Service(ir::Service s, G* gp);  // systemstack services (return)
   [[noreturn]] void ParkingService(ir::Service s, G* gp);  // mcall services
@@ -334,6 +360,7 @@ class Runtime {
   std::condition_variable done_cv_;  // main returned, a deadlock, or a fault (mu_)
   bool deadlock_ = false;            // mu_
   bool aborted_ = false;             // mu_
+  std::atomic<int> suspending_{0};   // suspendG calls not yet resumed: no deadlock while any
   std::string abort_why_;            // mu_
   // The first goroutine fault (written by the handler before it leaves the
   // M; read after the Ms stopped).

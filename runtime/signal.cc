@@ -277,6 +277,7 @@ void Runtime::asyncPreempt2(G* gp) {
     // Broken on purpose: the state stays in the P's scratch area.
     events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
     if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
+    if (gp->preemptStop) preemptPark(gp, true);
     goschedImpl(gp);
   }
   if (!gp->xstate) {
@@ -287,7 +288,8 @@ void Runtime::asyncPreempt2(G* gp) {
   gp->xstate_live = true;
   events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
   if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
-  // preemptStop (park for a stack scan) arrives with suspendG.
+  // suspendG's request: park for the scan instead of rescheduling.
+  if (gp->preemptStop) preemptPark(gp, true);
   goschedImpl(gp);
 }
 

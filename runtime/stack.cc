@@ -98,8 +98,9 @@ void Runtime::newstack(G* gp) {
   if (gp->sched.sp < gp->stack.lo || gp->sched.sp > gp->stack.hi) Throw("newstack: sp out of the goroutine stack");
   if (preempt) {
     gp->syncSafePoint = true;
-    // preemptShrink and preemptStop are acted on here once stack scanning
-    // exists; neither is set by any source yet.
+    // suspendG's request: park for the scan instead of rescheduling.
+    // (preemptShrink is acted on here once stack shrinking exists.)
+    if (gp->preemptStop) preemptPark(gp, false);
     gopreempt_m(gp);
   }
   // Real growth: twice the size, copied.

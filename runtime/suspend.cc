@@ -1,0 +1,145 @@
+// suspendG, preemptPark and resumeG (chapter 9.7.6): the third source of
+// preemption requests. The collector (and the execution tracer) pause
+// goroutines one at a time to scan their stacks, without stopping the
+// world.
+//
+// For a running goroutine suspendG sets preemptStop, preempt and
+// stackPreempt, sends preemptM at most once every 5 us (on the injectable
+// clock, so a test can pin the interval) and only when the last signal has
+// been handled, and spins. The goroutine reaches its next safe point,
+// synchronous (newstack) or asynchronous (asyncPreempt2), sees preemptStop
+// and parks in preemptPark: _Gpreempted, on no run queue. suspendG moves it
+// to _Gwaiting and holds the scan bit; resumeG drops the bit and readies
+// it. A goroutine already at a blocking safe point (_Grunnable, _Gwaiting,
+// _Gsyscall) is never preempted: suspendG only takes its scan bit, and the
+// goroutine's own next status change (execute, ready, exitsyscall) waits
+// in casgstatus until resumeG drops it.
+//
+// stopTheWorldWithSema and forEachP never set preemptStop: the goroutines
+// they stop go back on a run queue through gopreempt_m (runtime/stw.cc).
+#include <sched.h>
+
+#include "runtime/runtime.h"
+
+namespace safepoint {
+
+G* Runtime::FindG(int64_t goid) {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto& g : allgs_)
+    if (g->goid == goid) return g.get();
+  return nullptr;
+}
+
+Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
+  SuspendState st;
+  st.g = gp;
+  suspending_.fetch_add(1);
+  bool stopped = false;
+  M* asyncM = nullptr;
+  uint32_t asyncGen = 0;
+  int64_t nextPreemptM = 0;
+  bool requested = false;
+  int64_t sent = 0;
+  const int64_t deadline = MonotonicNanos() + bound_ns;
+  for (int i = 0;; i++) {
+    uint32_t s = gp->atomicstatus.load();
+    switch (s) {
+      case _Gdead:
+        // Nothing to scan; nothing held.
+        events_.Record(Ev::kSuspend, gp->goid, Reason::kNone, 0, s, Source::kSuspendG);
+        st.dead = true;
+        suspending_.fetch_sub(1);
+        return st;
+      case _Gpreempted: {
+        // It parked for us (or for an earlier suspendG): claim it.
+        uint32_t e = _Gpreempted;
+        if (!gp->atomicstatus.compare_exchange_strong(e, _Gwaiting)) break;
+        stopped = true;
+        s = _Gwaiting;
+        [[fallthrough]];
+      }
+      case _Grunnable:
+      case _Gsyscall:
+      case _Gwaiting: {
+        uint32_t e = s;
+        if (!gp->atomicstatus.compare_exchange_strong(e, s | _Gscan)) break;
+        // The scan bit makes the stack ours: the request can go.
+        gp->preemptStop = false;
+        gp->preempt.store(false);
+        gp->stackguard0.store(gp->stack.lo + kStackGuard);
+        events_.Record(Ev::kSuspend, gp->goid, Reason::kNone, 0, stopped ? _Gpreempted : s, Source::kSuspendG);
+        st.stopped = stopped;
+        st.held = true;
+        return st;
+      }
+      case _Grunning: {
+        // Already asked, and the last signal not handled yet: wait.
+        if (gp->preemptStop && gp->preempt.load() && gp->stackguard0.load() == kStackPreempt && asyncM != nullptr &&
+            asyncM == gp->m && asyncM->preemptGen.load() == asyncGen)
+          break;
+        uint32_t e = _Grunning;
+        if (!gp->atomicstatus.compare_exchange_strong(e, _Grunning | _Gscan)) break;
+        if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop = true;
+        gp->preempt.store(true);
+        gp->stackguard0.store(kStackPreempt);
+        M* m2 = gp->m;
+        uint32_t gen2 = m2 ? m2->preemptGen.load() : 0;
+        bool needAsync = asyncM != m2 || asyncGen != gen2;
+        asyncM = m2;
+        asyncGen = gen2;
+        if (!requested) {
+          events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, m2 && m2->p ? m2->p->id : -1, Source::kSuspendG);
+          requested = true;
+        }
+        gp->atomicstatus.store(_Grunning);
+        if (async_supported_ && debug_.asyncpreemptoff == 0 && needAsync && m2 != nullptr) {
+          int64_t now = clock_->Now();
+          if (now >= nextPreemptM) {
+            nextPreemptM = now + kSuspendPreemptMNS;
+            preemptM(m2);
+            sent++;
+          }
+        }
+        break;
+      }
+      default:
+        break;  // someone else holds the scan bit, or a status in transition
+    }
+    if (MonotonicNanos() > deadline) {
+      // The harness's bound (Go would spin on): withdraw, so that the G does
+      // not park with nobody to resume it, and say so.
+      gp->preemptStop = false;
+      events_.Record(Ev::kSuspendGiveUp, gp->goid, Reason::kNone, 0, sent, Source::kSuspendG);
+      suspending_.fetch_sub(1);
+      std::lock_guard<std::mutex> lk(mu_);
+      idle_cv_.notify_all();
+      return st;
+    }
+    if (i >= 64) sched_yield();
+  }
+}
+
+void Runtime::resumeG(const SuspendState& s) {
+  if (s.dead || !s.held) return;
+  G* gp = s.g;
+  uint32_t st = gp->atomicstatus.load();
+  gp->atomicstatus.store(st & ~static_cast<uint32_t>(_Gscan));
+  events_.Record(Ev::kResumeG, gp->goid, Reason::kNone, 0, s.stopped ? 1 : 0, Source::kSuspendG);
+  std::lock_guard<std::mutex> lk(mu_);
+  if (s.stopped) ready(gp);
+  suspending_.fetch_sub(1);
+  idle_cv_.notify_all();  // an idle M looks again (work, or now a deadlock)
+}
+
+void Runtime::preemptPark(G* gp, bool async) {
+  M* m = gp->m;
+  casgstatus(gp, _Grunning, _Gpreempted | _Gscan);
+  events_.Record(Ev::kPreemptPark, gp->goid, Reason::kNone, gp->sched.pc, async ? 1 : 0);
+  mu_.lock();
+  dropg(m);
+  mu_.unlock();
+  gp->atomicstatus.store(_Gpreempted);
+  schedule(m);
+}
+
+}  // namespace safepoint
