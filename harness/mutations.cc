@@ -43,6 +43,10 @@ const std::vector<MutationDef>& Mutations() {
       {"stack-room-off-by-one", "the stack-room rule admits one word less than asyncPreemptStack",
        "Async_9_7_5.CatchesStackRoomOffByOneWord", false, [](RuntimeMutations& m) { m.stack_room_off_by_one = true; },
        NeedsAsync},
+      {"suspend-no-preempt-stop",
+       "suspendG does not set preemptStop: the goroutine is rescheduled by gopreempt_m instead of parking",
+       "Suspend_9_7_6.CatchesSuspendGWithoutPreemptStop", false,
+       [](RuntimeMutations& m) { m.suspend_no_preempt_stop = true; }, Always},
   };
   return kMutations;
 }

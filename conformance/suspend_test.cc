@@ -1,0 +1,400 @@
+// Conformance: suspendG, preemptPark and resumeG (chapter 9.7.6), the
+// requests the collector makes to scan one goroutine's stack, by events,
+// never by timing. Every port; the asynchronous path only where the port
+// has asynchronous preemption.
+//
+//   - a running goroutine is asked with preemptStop, preempt and
+//     stackPreempt, parks in preemptPark (_Gpreempted) at its next safe
+//     point, asynchronous or synchronous, and is held in _Gwaiting with the
+//     scan bit until resumeG readies it;
+//   - a goroutine at a blocking safe point (_Grunnable, _Gwaiting,
+//     _Gsyscall) is not preempted: suspendG only takes its scan bit;
+//   - stop-the-world does not set preemptStop: the goroutine it stops goes
+//     back on a run queue, never to preemptPark;
+//   - while a signal goes unanswered, preemptM is sent again at most once
+//     every 5 us (the chapter's number) on suspendG's clock.
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "conformance/bounded.h"
+#include "harness/mutations.h"
+#include "harness/scenario.h"
+#include "platforms/native.h"
+
+namespace safepoint::conformance {
+using namespace ::safepoint::harness;
+namespace {
+
+constexpr int64_t kChapterSuspendPreemptMNS = 5'000;
+
+using Problems = std::vector<std::string>;
+
+std::string Join(const Problems& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
+  return s;
+}
+
+bool Async() { return NativePort().async_preemption(); }
+
+// spin: runs `body` in a loop (its head a safe point) until g[11], counting
+// in g[12]; main waits for it.
+std::string Spin(const std::string& body) {
+  return std::string(R"(
+func main.main
+  go main.spin
+  wait 2
+  ret
+end
+func main.spin frame=16
+  movi r1, 1
+  st g[10], r1
+loop:
+  addi r5, 1
+)") + body + R"(
+  ld r2, g[12]
+  addi r2, 1
+  st g[12], r2
+  ld r3, g[11]
+  jz r3, loop
+  handshake 2
+  ret
+end
+func main.nonleaf frame=16
+  call main.leaf
+  ret
+end
+func main.leaf
+  addi r0, 1
+  ret
+end
+)";
+}
+
+bool Advances(Runtime& rt, uint64_t n = 50) {
+  uint64_t from = rt.global(12);
+  return WaitFor([&] { return rt.global(12) >= from + n; }, 30);
+}
+
+std::string StatusName(uint32_t s) {
+  std::string scan = (s & _Gscan) ? "_Gscan|" : "";
+  switch (s & ~static_cast<uint32_t>(_Gscan)) {
+    case _Grunnable: return scan + "_Grunnable";
+    case _Grunning: return scan + "_Grunning";
+    case _Gsyscall: return scan + "_Gsyscall";
+    case _Gwaiting: return scan + "_Gwaiting";
+    case _Gpreempted: return scan + "_Gpreempted";
+    case _Gdead: return scan + "_Gdead";
+  }
+  return std::to_string(s);
+}
+
+// suspendG on spin while it runs `body`: it must be stopped (parked by
+// preemptPark, asynchronously or not as `want_async` says) and held in
+// _Gwaiting with the scan bit, must not run until resumeG, and must run on
+// after it.
+Problems CheckSuspendRunning(RuntimeOptions opts, const std::string& body, bool want_async) {
+  Problems bad;
+  uint32_t held_status = 0;
+  Runtime::SuspendState s;
+  Outcome o = RunScenario(Spin(body), std::move(opts), [&](Runtime& rt) {
+    if (!WaitFor([&] { return rt.global(10) == 1; })) {
+      bad.push_back("waited 60 s for spin to start");
+    } else {
+      G* gp = rt.FindG(kFirstG);
+      s = rt.suspendG(gp);
+      held_status = gp->atomicstatus.load();
+      if (!s.held) bad.push_back("suspendG gave up (60 s) with spin still running");
+      rt.resumeG(s);
+      if (!Advances(rt)) bad.push_back("spin did not run on after resumeG (30 s)");
+    }
+    rt.set_global(11, 1);
+  });
+  if (!o.ok) bad.push_back("run: " + o.error);
+  if (!bad.empty()) return bad;
+  if (!s.stopped) bad.push_back("suspendG did not stop spin (it found it at a blocking safe point)");
+  if (held_status != (_Gwaiting | _Gscan)) bad.push_back("held as " + StatusName(held_status) + ", not _Gscan|_Gwaiting");
+  // The events of spin, in order, from suspendG's request to resumeG.
+  std::string seq;
+  bool on = false;
+  size_t parks = 0;
+  for (const Event& e : o.events) {
+    if (e.goid != kFirstG) continue;
+    if (e.kind == Ev::kRequest && e.source == Source::kSuspendG) on = true;
+    if (!on) continue;
+    const char* tag = nullptr;
+    switch (e.kind) {
+      case Ev::kRequest: tag = "request"; break;
+      case Ev::kPreemptAsync: tag = "asyncPreempt2"; break;
+      case Ev::kPreemptSync: tag = "newstack"; break;
+      case Ev::kPreemptPark: tag = e.arg ? "preemptPark(async)" : "preemptPark(sync)"; parks++; break;
+      case Ev::kSuspend: tag = e.arg == _Gpreempted ? "suspend(_Gpreempted)" : "suspend(blocking)"; break;
+      case Ev::kResume: tag = "execute"; break;
+      case Ev::kResumeG: tag = "resumeG"; break;
+      case Ev::kReady: tag = "ready"; break;
+      default: break;
+    }
+    if (tag) seq += std::string(seq.empty() ? "" : " ") + tag;
+    if (e.kind == Ev::kResume) break;
+  }
+  std::string want = want_async ? "request asyncPreempt2 preemptPark(async) suspend(_Gpreempted) resumeG ready execute"
+                                : "request newstack preemptPark(sync) suspend(_Gpreempted) resumeG ready execute";
+  // Without asynchronous preemption newstack records no event of its own
+  // before preemptPark; the synchronous path is told by preemptPark's arg.
+  if (!want_async) want = "request preemptPark(sync) suspend(_Gpreempted) resumeG ready execute";
+  if (seq != want) bad.push_back("events: " + seq + " (want " + want + ")");
+  return bad;
+}
+
+TEST(Suspend_9_7_6, ARunningGoroutineParksAtAnAsynchronousSafePoint) {
+  if (!Async()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  Problems p = CheckSuspendRunning(TestOptions(), "", true);
+  EXPECT_TRUE(p.empty()) << Join(p);
+}
+
+TEST(Suspend_9_7_6, ARunningGoroutineParksAtASynchronousSafePoint) {
+  RuntimeOptions opts = TestOptions();
+  opts.settings.godebug = "asyncpreemptoff=1";
+  Problems p = CheckSuspendRunning(std::move(opts), "  call main.nonleaf", false);
+  EXPECT_TRUE(p.empty()) << Join(p);
+}
+
+TEST(Suspend_9_7_6, CatchesSuspendGWithoutPreemptStop) {
+  RuntimeOptions opts = TestOptions();
+  if (!Async()) opts.settings.godebug = "asyncpreemptoff=1";
+  FindMutation("suspend-no-preempt-stop")->apply(opts.mutations);
+  Problems p = CheckSuspendRunning(std::move(opts), Async() ? "" : "  call main.nonleaf", Async());
+  EXPECT_FALSE(p.empty()) << "a suspendG that does not set preemptStop passed";
+  printf("caught: %s\n", Join(p).c_str());
+}
+
+// --- blocking safe points: the scan bit only ---------------------------------
+
+// suspendG on a goroutine that is runnable (never run: GOMAXPROCS 1, main
+// spins), waiting (in `wait`), or in a system call: no request, no signal,
+// not stopped; held with the scan bit on its own status; it goes on after
+// resumeG.
+struct Blocking {
+  const char* name;
+  int gomaxprocs;
+  const char* program;
+  uint32_t status;
+};
+
+const Blocking kBlocking[] = {
+    {"runnable", 1, R"(
+func main.main
+  go main.g2
+  movi r1, 1
+  st g[10], r1
+loop:
+  addi r5, 1
+  ld r3, g[11]
+  jz r3, loop
+  wait 2
+  ret
+end
+func main.g2
+  handshake 2
+  ret
+end
+)", _Grunnable},
+    {"waiting", 2, R"(
+func main.main
+  go main.g2
+  movi r1, 1
+  st g[10], r1
+loop:
+  addi r5, 1
+  ld r3, g[11]
+  jz r3, loop
+  handshake 2
+  ret
+end
+func main.g2
+  wait 2
+  ret
+end
+)", _Gwaiting},
+    {"syscall", 1, R"(
+func main.main
+  go main.g2
+  wait 2
+  ret
+end
+func main.g2
+  entersyscall
+  movi r1, 1
+  st g[10], r1
+loop:
+  addi r5, 1
+  ld r3, g[11]
+  jz r3, loop
+  exitsyscall
+  handshake 2
+  ret
+end
+)", _Gsyscall},
+};
+
+TEST(Suspend_9_7_6, AGoroutineAtABlockingSafePointIsNotPreempted) {
+  for (const Blocking& b : kBlocking) {
+    RuntimeOptions opts = TestOptions();
+    opts.settings.gomaxprocs = b.gomaxprocs;
+    uint32_t held = 0;
+    Runtime::SuspendState s;
+    Outcome o = RunScenario(b.program, std::move(opts), [&](Runtime& rt) {
+      ASSERT_TRUE(WaitFor([&] { return rt.global(10) == 1; })) << b.name << ": waited 60 s for the start";
+      G* gp = rt.FindG(kFirstG);
+      // The waiting case: g2 parks in `wait 2` on the other P.
+      if (b.status == _Gwaiting)
+        ASSERT_TRUE(WaitFor([&] { return (gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Gwaiting; }))
+            << b.name << ": g2 never waited (60 s)";
+      s = rt.suspendG(gp);
+      held = gp->atomicstatus.load();
+      rt.resumeG(s);
+      rt.set_global(11, 1);
+    });
+    ASSERT_TRUE(o.ok) << b.name << ": " << o.error;
+    EXPECT_TRUE(s.held && !s.stopped && !s.dead) << b.name;
+    EXPECT_EQ(held, b.status | _Gscan) << b.name << ": held as " << StatusName(held);
+    EXPECT_EQ(o.Requests(Source::kSuspendG), 0u) << b.name << ": a goroutine at a blocking safe point was asked to stop";
+    EXPECT_EQ(o.Count(Ev::kPreemptPark), 0u) << b.name;
+    EXPECT_EQ(o.Count(Ev::kSuspend, kFirstG), 1u) << b.name;
+    EXPECT_EQ(o.Count(Ev::kResumeG, kFirstG), 1u) << b.name;
+  }
+}
+
+// --- stop-the-world does not set preemptStop -----------------------------------
+
+// The same spinner stopped by stopTheWorldWithSema goes back on a run queue
+// (gopreempt_m) and never to preemptPark; suspendG parks it.
+TEST(Suspend_9_7_6, StopTheWorldDoesNotParkWhatSuspendGParks) {
+  RuntimeOptions opts = TestOptions();
+  if (!Async()) opts.settings.godebug = "asyncpreemptoff=1";
+  std::string body = Async() ? "" : "  call main.nonleaf";
+  uint32_t during_stw = 0;
+  Outcome o = RunScenario(Spin(body), std::move(opts), [&](Runtime& rt) {
+    ASSERT_TRUE(WaitFor([&] { return rt.global(10) == 1; })) << "waited 60 s for spin to start";
+    G* gp = rt.FindG(kFirstG);
+    rt.stopTheWorldWithSema();
+    during_stw = gp->atomicstatus.load();
+    rt.startTheWorld();
+    ASSERT_TRUE(Advances(rt)) << "spin did not run on after the world started (30 s)";
+    Runtime::SuspendState s = rt.suspendG(gp);
+    EXPECT_TRUE(s.stopped);
+    rt.resumeG(s);
+    rt.set_global(11, 1);
+  });
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(during_stw, static_cast<uint32_t>(_Grunnable)) << "stopped by STW: " << StatusName(during_stw);
+  size_t parks_before_suspend = 0, parks = 0;
+  bool suspend_asked = false;
+  for (const Event& e : o.events) {
+    if (e.kind == Ev::kRequest && e.source == Source::kSuspendG) suspend_asked = true;
+    if (e.kind == Ev::kPreemptPark) (suspend_asked ? parks : parks_before_suspend)++;
+  }
+  EXPECT_EQ(parks_before_suspend, 0u) << "stop-the-world parked a goroutine (it set preemptStop)";
+  EXPECT_EQ(parks, 1u) << "suspendG's request parked it once";
+  EXPECT_GE(o.Requests(Source::kPreemptAll), 1u);
+}
+
+// --- preemptM at most every 5 us ---------------------------------------------------
+
+// spin holds a runtime lock in its loop, so every signal is refused. As in
+// Go, suspendG sends preemptM again only when the last signal has been
+// handled (the M's preemptGen moved) and 5 us have passed on its clock
+// since the last one. The test moves preemptGen itself with bare SIGURGs
+// (handled, refused for m.locks) and the clock by hand: at 4999 ns since
+// the last signal no new one, at 5000 one. Once the lock goes, releasem
+// re-arms the request and spin parks at its next prologue check.
+TEST(Suspend_9_7_6, PreemptMIsSentAtMostEvery5us) {
+  if (!Async()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  ManualClock clock;
+  RuntimeOptions opts = TestOptions();
+  opts.hooks.clock = &clock;
+  const std::string prog = R"(
+func main.main
+  go main.spin
+  wait 2
+  ret
+end
+func main.spin frame=16
+  acquirem
+  movi r1, 1
+  st g[10], r1
+locked:
+  addi r5, 1
+  ld r3, g[13]
+  jz r3, locked
+  releasem
+loop:
+  addi r5, 1
+  call main.nonleaf
+  ld r3, g[11]
+  jz r3, loop
+  handshake 2
+  ret
+end
+func main.nonleaf frame=16
+  call main.leaf
+  ret
+end
+func main.leaf
+  addi r0, 1
+  ret
+end
+)";
+  Runtime::SuspendState s;
+  Problems bad;
+  Outcome o = RunScenario(prog, std::move(opts), [&](Runtime& rt) {
+    ASSERT_TRUE(WaitFor([&] { return rt.global(10) == 1; })) << "waited 60 s for spin to start";
+    G* gp = rt.FindG(kFirstG);
+    std::thread collector([&] { s = rt.suspendG(gp); });
+    auto sent = [&] { return rt.events().Count(Ev::kSignalSent); };
+    auto handled = [&] { return rt.events().Count(Ev::kAsyncRefuse); };
+    // A bare SIGURG to spin's M, handled; then suspendG has looked at its
+    // clock again.
+    auto nudge = [&] {
+      size_t h = handled();
+      uint64_t r = clock.reads();
+      syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG);
+      return WaitFor([&] { return handled() > h; }, 30) && WaitFor([&] { return clock.reads() > r; }, 30);
+    };
+    if (!WaitFor([&] { return sent() == 1 && handled() == 1 && clock.reads() >= 2; }, 30))
+      bad.push_back("no first signal sent and handled (30 s)");
+    for (size_t k = 1; k <= 3 && bad.empty(); k++) {
+      clock.Advance(kChapterSuspendPreemptMNS - 1);
+      if (!nudge()) bad.push_back("a bare SIGURG was not handled, or suspendG stopped looking (30 s)");
+      if (sent() != k) bad.push_back("signal " + std::to_string(k + 1) + " sent before 5 us");
+      clock.Advance(1);
+      if (!nudge()) bad.push_back("a bare SIGURG was not handled, or suspendG stopped looking (30 s)");
+      if (!WaitFor([&] { return sent() == k + 1; }, 30))
+        bad.push_back("no signal " + std::to_string(k + 1) + " at 5 us (30 s)");
+      // and suspendG's own signal handled (refused) in turn
+      if (!WaitFor([&] { return handled() >= 3 * k + 1; }, 30)) bad.push_back("signal not handled (30 s)");
+    }
+    rt.set_global(13, 1);  // spin leaves its locked loop: releasem, a prologue check
+    collector.join();
+    rt.resumeG(s);
+    rt.set_global(11, 1);
+  });
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(bad.empty()) << Join(bad);
+  EXPECT_TRUE(s.stopped) << "parked once the lock went";
+  EXPECT_EQ(o.Count(Ev::kRearm, kFirstG), 1u) << "releasem re-armed suspendG's request";
+  EXPECT_EQ(o.Count(Ev::kAsyncAccept), 0u);
+  for (const Event& e : o.events)
+    if (e.kind == Ev::kPreemptPark) EXPECT_EQ(e.arg, 0) << "parked at the synchronous safe point";
+}
+
+}  // namespace
+}  // namespace safepoint::conformance
