@@ -380,7 +380,10 @@ end
       if (!WaitFor([&] { return sent() == k + 1; }, 30))
         bad.push_back("no signal " + std::to_string(k + 1) + " at 5 us (30 s)");
       // and suspendG's own signal handled (refused) in turn
-      if (!WaitFor([&] { return handled() >= 3 * k + 1; }, 30)) bad.push_back("signal not handled (30 s)");
+      if (!WaitFor([&] { return handled() >= 3 * k + 1; }, 30))
+        bad.push_back("signal " + std::to_string(k + 1) + " not handled (30 s): " + std::to_string(sent()) + " sent, " +
+                      std::to_string(handled()) + " refused, " + std::to_string(rt.events().Count(Ev::kSigNoRequest)) +
+                      " without a request, " + std::to_string(rt.events().Count(Ev::kSignalCoalesced)) + " coalesced");
     }
     rt.set_global(13, 1);  // spin leaves its locked loop: releasem, a prologue check
     collector.join();
