@@ -87,6 +87,7 @@ constexpr MutationDef kMutations[] = {
     {"skip-nosplit", "isAsyncSafePoint ignores the nosplit rule"},
     {"no-restart", "restartable sequences are resumed in place instead of at their start"},
     {"drop-register", "asyncPreempt neither saves nor restores IR register r3"},
+    {"half-vector", "asyncPreempt saves and restores only the low half of each vector register of its tier"},
 };
 // "" when mutation m applies to the native port, else why not.
 std::string MutationInapplicable(const std::string& m) {
@@ -94,6 +95,11 @@ std::string MutationInapplicable(const std::string& m) {
     return "port " + std::string(NativePort().name) + " has no restartable sequences (PortModel::regtmp_restartable)";
   if (!NativePort().async_preemption())
     return "port " + std::string(NativePort().name) + " declares asynchronous preemption missing";
+  if (m == "half-vector") {
+    bool vectors = false;
+    for (const SavedReg& r : NativePort().saved_regs) vectors = vectors || (r.kind == SavedReg::kVector && r.tier == 0);
+    if (!vectors) return "port " + std::string(NativePort().name) + " saves no vector registers in its base tier";
+  }
   return "";
 }
 
@@ -386,6 +392,7 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
   if (m == "skip-nosplit") opts.runtime.mutations.skip_rule = Reason::kNosplit;
   if (m == "no-restart") opts.runtime.mutations.no_restart = true;
   if (m == "drop-register") opts.runtime.mutations.drop_register = true;
+  if (m == "half-vector") opts.runtime.mutations.half_vector_save = true;
   // Progress on long runs, on stderr when it is a terminal or every 10 s.
   int64_t start = MonotonicNanos(), last = start;
   opts.proceed = [&](size_t done, size_t total) {

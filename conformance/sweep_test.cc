@@ -76,6 +76,17 @@ TEST(Sweep, CatchesARegisterNotSaved) {
   ro.mutations.drop_register = true;
   EXPECT_GT(RunSweep(ro).state_diffs, 0u);
 }
+// asyncPreempt saving and restoring only the low half of each vector
+// register: the program's vdump after a preemption between vfill and vdump
+// differs from the unpreempted run's.
+TEST(Sweep, CatchesVectorsSavedAtHalfWidth) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutations.half_vector_save = true;
+  SweepResult r = RunSweep(ro);
+  EXPECT_GT(r.state_diffs, 0u) << r.Summary();
+  EXPECT_EQ(r.disagreements, 0u) << "only the state is wrong, never a verdict: " << r.Summary();
+}
 TEST(Sweep, CatchesARestartNotRewound) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   if (!NativePort().model.regtmp_restartable)

@@ -77,6 +77,9 @@ struct RuntimeMutations {
   Reason skip_rule = Reason::kNone;  // isAsyncSafePoint skips this refusal rule
   bool no_restart = false;        // restartable sequences are not rewound
   bool drop_register = false;     // asyncPreempt that does not save IR register r3
+  // asyncPreempt that saves and restores only the low half of each vector
+  // register of the active tier (riscv64's F registers: the low 32 bits).
+  bool half_vector_save = false;
 };
 
 struct RuntimeOptions {

@@ -187,7 +187,7 @@ class Runtime {
   uint64_t global(int i) const { return globals_[i].load(); }
   void set_global(int i, uint64_t v) { globals_[i].store(v); }
   // Vector dump area n (what `vdump n` stored), kVDumpBytes long.
-  const uint8_t* vdump(int n) const { return vdump_.get() + static_cast<size_t>(n) * 1024; }
+  const uint8_t* vdump(int n) const { return vdump_.get() + static_cast<size_t>(n) * ir::kVDumpBytes; }
   // The write-barrier-enabled flag `wb_store` tests.
   void set_wbflag(bool on) { wbflag_.store(on ? 1 : 0); }
   const Debug& debug() const { return debug_; }
@@ -350,6 +350,10 @@ class Runtime {
   std::vector<bool> safe_point_pending_;
   std::atomic<int> safe_point_left_{0};
   void InitAsync();
+  // The tier of extended state this runtime saves (PortInfo::tiers), by the
+  // simd setting and the CPU: the highest whose conditions, and every lower
+  // tier's, hold.
+  int ChooseXTier();
   void SignalSetupM(M* m);
   void SchedSafePoints(M* m);  // in schedule(), mu_ held: STW and forEachP
 };

@@ -48,7 +48,8 @@ std::vector<SavedReg> Amd64SavedRegs() {
   std::vector<SavedReg> v;
   uint32_t off = 0;
   for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
-  v.push_back({"rflags", SavedReg::kFlags, 112, 8});
+  // setflags sets CF PF AF ZF SF OF (never DF, TF or the system bits).
+  v.push_back({"rflags", SavedReg::kFlags, 112, 8, 0, 0x8D5});
   v.push_back({"rbp", SavedReg::kGeneral, 120, 8});
   for (int i = 0; i < 16; i++) v.push_back({xmm[i], SavedReg::kVector, 16u * i, 16});
   for (int i = 0; i < 16; i++) v.push_back({ymm[i], SavedReg::kVector, 32u * i, 32, 1});
@@ -98,8 +99,6 @@ const PortInfo kAmd64Port = {
               .regtmp_restartable = false, .regtmp_ops = 0, .max_sequence_bytes = 0,
               // rel32, counted from the end of a 6-byte Jcc or a 5-byte JMP
               .branch_reach = {(int64_t{1} << 31) - 8, (int64_t{1} << 31) - 8}},
-    .setflags_reg = "rflags",
-    .setflags_mask = 0x8D5,
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
 SAFEPOINT_REGISTER_PORT(kAmd64Port);

@@ -132,4 +132,21 @@ sp_getsp:
 	ret
 	.size sp_getsp, .-sp_getsp
 
+	/* sp_vclobber(tier): every bit of V0-V7 and V16-V31 set, and the upper
+	   64 bits of V8-V15 (AAPCS64 keeps their low 64 bits callee-saved), as
+	   another goroutine's code might leave them. */
+	.globl sp_vclobber
+	.type sp_vclobber, @function
+	.p2align 2
+sp_vclobber:
+	.irp n, 0,1,2,3,4,5,6,7,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	movi v\n\().2d, #0xffffffffffffffff
+	.endr
+	mov x9, #-1
+	.irp n, 8,9,10,11,12,13,14,15
+	mov v\n\().d[1], x9
+	.endr
+	ret
+	.size sp_vclobber, .-sp_vclobber
+
 	.section .note.GNU-stack,"",@progbits
