@@ -53,7 +53,8 @@ std::vector<SavedReg> Amd64SavedRegs() {
   v.push_back({"rbp", SavedReg::kGeneral, 120, 8});
   for (int i = 0; i < 16; i++) v.push_back({xmm[i], SavedReg::kVector, 16u * i, 16});
   for (int i = 0; i < 16; i++) v.push_back({ymm[i], SavedReg::kVector, 32u * i, 32, 1});
-  // Under simd on a CPU with AVX-512: Z0-Z15 (64 bytes) and the mask
+  // Under simd on a CPU with AVX-512 (F and BW: KMOVQ moves the mask
+  // registers at their full 64 bits): Z0-Z15 (64 bytes) and the mask
   // registers K0-K7, 1088 bytes: the 2.5 KiB the chapter says would not fit
   // a nosplit frame, which is why it lives off the stack.
   static const char* const zmm[] = {"zmm0", "zmm1", "zmm2",  "zmm3",  "zmm4",  "zmm5",  "zmm6",  "zmm7",
@@ -89,7 +90,7 @@ const PortInfo kAmd64Port = {
     .saved_regs = Amd64SavedRegs(),
     .ir_regs = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r12", "r13", "r15"},
     .async_frame = 136,
-    .tiers = {{"base", 256, false, ""}, {"simd", 512, true, "avx"}, {"simd-avx512", 1088, true, "avx512f"}},
+    .tiers = {{"base", 256, false, ""}, {"simd", 512, true, "avx"}, {"simd-avx512", 1088, true, "avx512bw"}},
     .pushcall_bytes = 8,
     .mcall_frame = 8,
     .counting = Counting,
