@@ -508,16 +508,21 @@ struct SaveAreaSeen {
   Armed a;
 };
 // One flag pattern for every port: both ones and zeros on every register's
-// setflags_mask (oracle/save_area_test.cc's kWant says which bits).
+// setflags_mask (oracle/save_area_test.cc's kWant says which bits); its
+// complement sets every one of those bits the other way.
 constexpr int64_t kSaveSeed = 0x5100, kSaveVSeed = 77, kSaveFlags = 0xAD0A08C5;
+struct SavePattern {
+  int64_t vseed, flags;
+};
+constexpr SavePattern kSavePatterns[] = {{kSaveVSeed, kSaveFlags}, {kSaveVSeed + 1, ~kSaveFlags}};
 
-SaveAreaSeen ObserveSaveArea(bool simd, RuntimeMutations mutations = {}) {
+SaveAreaSeen ObserveSaveArea(bool simd, RuntimeMutations mutations = {}, SavePattern pat = kSavePatterns[0]) {
   const PortInfo& port = NativePort();
   SaveAreaSeen s;
   RuntimeOptions opts = TestOptions();
   opts.experiments.simd = simd;
   opts.mutations = mutations;
-  const oracle::TrapState want{kSaveSeed, kSaveVSeed, static_cast<uint64_t>(kSaveFlags)};
+  const oracle::TrapState want{kSaveSeed, pat.vseed, static_cast<uint64_t>(pat.flags)};
   opts.hooks.on_async_preempt = [&](Runtime& rt, G* gp) {
     s.inspections++;
     s.tier = rt.xstate_tier();
@@ -525,8 +530,8 @@ SaveAreaSeen ObserveSaveArea(bool simd, RuntimeMutations mutations = {}) {
     for (const std::string& r : oracle::CheckFrame(port, frame, want)) s.frame_bad.push_back(r);
     for (const std::string& r : oracle::CheckExtendedState(port, s.tier, gp->xstate.get(), want)) s.x_bad.push_back(r);
   };
-  std::string body = "  fillregs " + std::to_string(kSaveSeed) + "\n  vfill " + std::to_string(kSaveVSeed) +
-                     "\n  setflags " + std::to_string(kSaveFlags) + "\ntarget:\n  mov r0, r0\n  dumpregs 20\n"
+  std::string body = "  fillregs " + std::to_string(kSaveSeed) + "\n  vfill " + std::to_string(pat.vseed) +
+                     "\n  setflags " + std::to_string(pat.flags) + "\ntarget:\n  mov r0, r0\n  dumpregs 20\n"
                      "  flagsdump g[40]\n  vdump 0\n  ret\nend\n";
   s.a = RunArmed("func main.main frame=16\n  callback 0\n" + body, "main.main", std::move(opts));
   if (!s.a.o.rt) return s;
@@ -550,9 +555,10 @@ std::string Join(const std::vector<std::string>& v) {
   return s;
 }
 
-void ExpectSaveArea(bool simd) {
+void ExpectSaveArea(bool simd, SavePattern pat) {
   const PortInfo& port = NativePort();
-  SaveAreaSeen s = ObserveSaveArea(simd);
+  SCOPED_TRACE("vfill " + std::to_string(pat.vseed) + ", setflags " + std::to_string(pat.flags));
+  SaveAreaSeen s = ObserveSaveArea(simd, {}, pat);
   ASSERT_EQ(s.a.accepted, 1u);
   EXPECT_EQ(s.inspections, 1);
   EXPECT_TRUE(s.frame_bad.empty()) << "asyncPreempt frame wrong for: " << Join(s.frame_bad);
@@ -573,9 +579,19 @@ void ExpectSaveArea(bool simd) {
     if (e.kind == Ev::kXRegAlloc) EXPECT_EQ(e.arg, static_cast<int64_t>(port.tiers[s.tier].scratch_bytes));
 }
 
+// Why the simd setting saves nothing more here ("" when it does).
+std::string NoSimdTier() {
+  const PortInfo& port = NativePort();
+  if (port.tiers.size() < 2 || !port.tiers[1].needs_simd)
+    return "port " + std::string(port.name) + " declares no wider tier of extended state under simd";
+  if (!port.tiers[1].cpu_feature.empty() && !NativeContext::cpu_has(port.tiers[1].cpu_feature))
+    return "this CPU lacks " + std::string(port.tiers[1].cpu_feature) + ": the simd setting saves the base tier only";
+  return "";
+}
+
 TEST_F(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
   SKIP_WITHOUT_ASYNC();
-  ExpectSaveArea(false);
+  for (SavePattern pat : kSavePatterns) ExpectSaveArea(false, pat);
 }
 
 // Under the simd setting the wide vector state is saved (amd64: Y0-Y15 on a
@@ -583,12 +599,9 @@ TEST_F(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
 // has AVX but not AVX-512, so under emulation the YMM set is checked).
 TEST_F(Async_9_7_5, SaveAreaUnderSimd) {
   SKIP_WITHOUT_ASYNC();
-  const PortInfo& port = NativePort();
-  if (port.tiers.size() < 2 || !port.tiers[1].needs_simd)
-    GTEST_SKIP() << "port " << port.name << " declares no wider tier of extended state under simd";
-  if (!port.tiers[1].cpu_feature.empty() && !NativeContext::cpu_has(port.tiers[1].cpu_feature))
-    GTEST_SKIP() << "this CPU lacks " << port.tiers[1].cpu_feature << ": the simd setting saves the base tier only";
-  ExpectSaveArea(true);
+  std::string why = NoSimdTier();
+  if (!why.empty()) GTEST_SKIP() << why;
+  for (SavePattern pat : kSavePatterns) ExpectSaveArea(true, pat);
 }
 
 // The half-vector mutation (asyncPreempt saves and restores only the low
@@ -613,11 +626,8 @@ TEST_F(Async_9_7_5, SaveAreaCatchesVectorsSavedAtHalfWidth) {
 
 TEST_F(Async_9_7_5, SaveAreaUnderSimdCatchesVectorsSavedAtHalfWidth) {
   SKIP_WITHOUT_ASYNC();
-  const PortInfo& port = NativePort();
-  if (port.tiers.size() < 2 || !port.tiers[1].needs_simd)
-    GTEST_SKIP() << "port " << port.name << " declares no wider tier of extended state under simd";
-  if (!port.tiers[1].cpu_feature.empty() && !NativeContext::cpu_has(port.tiers[1].cpu_feature))
-    GTEST_SKIP() << "this CPU lacks " << port.tiers[1].cpu_feature << ": the simd setting saves the base tier only";
+  std::string why = NoSimdTier();
+  if (!why.empty()) GTEST_SKIP() << why;
   ExpectHalfVectorCaught(true);
 }
 
