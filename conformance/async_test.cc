@@ -579,16 +579,6 @@ void ExpectSaveArea(bool simd, SavePattern pat) {
     if (e.kind == Ev::kXRegAlloc) EXPECT_EQ(e.arg, static_cast<int64_t>(port.tiers[s.tier].scratch_bytes));
 }
 
-// Why the simd setting saves nothing more here ("" when it does).
-std::string NoSimdTier() {
-  const PortInfo& port = NativePort();
-  if (port.tiers.size() < 2 || !port.tiers[1].needs_simd)
-    return "port " + std::string(port.name) + " declares no wider tier of extended state under simd";
-  if (!port.tiers[1].cpu_feature.empty() && !NativeContext::cpu_has(port.tiers[1].cpu_feature))
-    return "this CPU lacks " + std::string(port.tiers[1].cpu_feature) + ": the simd setting saves the base tier only";
-  return "";
-}
-
 TEST_F(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
   SKIP_WITHOUT_ASYNC();
   for (SavePattern pat : kSavePatterns) ExpectSaveArea(false, pat);

@@ -57,6 +57,20 @@ TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
   EXPECT_GT(r.refused["secret"], 0u) << r.Summary();
 }
 
+// Under the simd setting, on a CPU with a wider tier (amd64: YMM, or ZMM
+// and K), vfill and vdump reach the wide registers, and a preemption at any
+// instruction, the middle of a vfill included, leaves them as they were.
+TEST(Sweep, UnderSimdTheWideStateIsInvisible) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  std::string why = NoSimdTier();
+  if (!why.empty()) GTEST_SKIP() << why;
+  RuntimeOptions ro;
+  ro.experiments.simd = true;
+  SweepResult r = RunSweep(ro);
+  EXPECT_TRUE(r.ok()) << r.Summary() << Failures(r);
+  EXPECT_GT(r.accepted, 50u) << r.Summary();
+}
+
 // Mutations: a rule skipped, a register not saved, restarts not rewound.
 TEST(Sweep, CatchesASkippedUnsafePointRule) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
