@@ -500,7 +500,7 @@ end
 // frame and the G's extended state must hold exactly those, in the port's
 // documented layout, and after resumption the code reads them back
 // unchanged (dumpregs, flagsdump, vdump), although asyncPreempt2 leaves the
-// vector registers clobbered (sp_vclobber). Mismatches are reported all at
+// vector, flag and control registers clobbered (sp_clobber). Mismatches are reported all at
 // once, by register name.
 struct SaveAreaSeen {
   std::vector<std::string> frame_bad, x_bad, after_bad, vectors;  // vectors: the tier's, by name

@@ -342,6 +342,9 @@ class Runtime {
   uintptr_t async_preempt_entry_ = 0;
   size_t xstate_bytes_ = 0;
   int xstate_tier_ = 0;  // index into PortInfo::tiers
+  // What sp_clobber writes into the flag and control registers: every bit
+  // setflags controls.
+  uint64_t clobber_flags_[ir::kFlagsWords] = {};
   // Stop-the-world and forEachP.
   std::atomic<bool> gcwaiting_{false};
   std::atomic<int> stopped_ps_{0};

@@ -165,6 +165,8 @@ void Runtime::InitAsync() {
   if (opts_.mutations.drop_register) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1);
   if (opts_.mutations.half_vector_save) async_preempt_entry_ = sp_asyncPreempt_halfvec_tiers[tier];
   xstate_bytes_ = port.tiers[tier].scratch_bytes;
+  std::vector<const SavedReg*> flags = FlagRegs(port);
+  for (size_t i = 0; i < flags.size() && i < ir::kFlagsWords; i++) clobber_flags_[i] = flags[i]->setflags_mask;
   // asyncPreemptStack: asyncPreempt's frame, what its call into mcall puts
   // on the goroutine stack, and 8 words of slack, as Go computes it.
   async_preempt_stack_ = port.async_frame + port.mcall_frame + 8 * 8;
@@ -285,10 +287,11 @@ void Runtime::asyncPreempt2(G* gp) {
   }
   memcpy(gp->xstate.get(), m->p->xscratch, xstate_bytes_);
   gp->xstate_live = true;
-  // Whatever runs before the goroutine resumes may change its vector
-  // registers; here they change for sure, so only what asyncPreempt
-  // restores survives (the save-area tests and the sweep rely on it).
-  sp_vclobber(xstate_tier_);
+  // Whatever runs before the goroutine resumes may change its vector,
+  // flag and control registers; here they change for sure (every bit
+  // setflags controls set), so only what asyncPreempt restores survives
+  // (the save-area tests and the sweep rely on it).
+  sp_clobber(xstate_tier_, clobber_flags_);
   events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
   if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
   // preemptStop (park for a stack scan) arrives with suspendG.

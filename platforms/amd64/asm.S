@@ -104,12 +104,13 @@ sp_getsp:
 	ret
 	.size sp_getsp, .-sp_getsp
 
-	/* sp_vclobber(tier): every bit of tier %edi's vector registers (X0-X15;
-	   Y0-Y15; Z0-Z15 and K0-K7) set, as another goroutine's code might
-	   leave them (all are caller-saved in the SysV ABI). */
-	.globl sp_vclobber
-	.type sp_vclobber, @function
-sp_vclobber:
+	/* sp_clobber(tier, flags): every bit of tier %edi's vector registers
+	   (X0-X15; Y0-Y15; Z0-Z15 and K0-K7) set, as another goroutine's code
+	   might leave them (all are caller-saved in the SysV ABI). RFLAGS, the
+	   one flag register, the C++ code after the call changes anyway. */
+	.globl sp_clobber
+	.type sp_clobber, @function
+sp_clobber:
 	cmpl $1, %edi
 	je 1f
 	ja 2f
@@ -128,6 +129,6 @@ sp_vclobber:
 	kxnorq %k0, %k0, %k\n
 	.endr
 	ret
-	.size sp_vclobber, .-sp_vclobber
+	.size sp_clobber, .-sp_clobber
 
 	.section .note.GNU-stack,"",@progbits
