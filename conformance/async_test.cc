@@ -661,56 +661,79 @@ end
 
 // --- the save area ------------------------------------------------------------
 
-// Every general register, the flags and every vector register hold distinct
-// patterns at the preemption; the asyncPreempt frame and the G's extended
-// state must hold exactly those, in the port's documented layout, and after
-// resumption the code reads them back unchanged. Mismatches are reported
-// all at once, by register name.
-void ExpectSaveArea(bool simd) {
+// Every general register, every flag and control register the port saves
+// and every bit of every vector register of the active tier hold distinct
+// patterns at the preemption (core/ir.h: vfill, setflags); the asyncPreempt
+// frame and the G's extended state must hold exactly those, in the port's
+// documented layout, and after resumption the code reads them back
+// unchanged (dumpregs, flagsdump, vdump), although asyncPreempt2 leaves the
+// vector, flag and control registers clobbered (sp_clobber). Mismatches are reported all at
+// once, by register name.
+struct SaveAreaSeen {
+  std::vector<std::string> frame_bad, x_bad, after_bad, vectors;  // vectors: the tier's, by name
+  int inspections = 0, tier = -1;
+  Armed a;
+};
+// One flag pattern for every port: both ones and zeros on every register's
+// setflags_mask (oracle/save_area_test.cc's kWant says which bits); its
+// complement sets every one of those bits the other way.
+constexpr int64_t kSaveSeed = 0x5100, kSaveVSeed = 77, kSaveFlags = 0xAD0A08C5;
+struct SavePattern {
+  int64_t vseed, flags;
+};
+constexpr SavePattern kSavePatterns[] = {{kSaveVSeed, kSaveFlags}, {kSaveVSeed + 1, ~kSaveFlags}};
+
+SaveAreaSeen ObserveSaveArea(bool simd, RuntimeMutations mutations = {}, SavePattern pat = kSavePatterns[0]) {
   const PortInfo& port = NativePort();
-  constexpr int64_t kSeed = 0x5100, kVSeed = 77, kFlags = 0x8C5;
-  std::vector<std::string> frame_bad, x_bad;
-  int inspections = 0;
+  SaveAreaSeen s;
   RuntimeOptions opts = TestOptions();
   opts.experiments.simd = simd;
-  int rt_tier = -1;
+  opts.mutations = mutations;
+  const oracle::TrapState want{kSaveSeed, pat.vseed, static_cast<uint64_t>(pat.flags)};
   opts.hooks.on_async_preempt = [&](Runtime& rt, G* gp) {
-    inspections++;
-    rt_tier = rt.xstate_tier();
+    s.inspections++;
+    s.tier = rt.xstate_tier();
     const uint8_t* frame = reinterpret_cast<const uint8_t*>(gp->sched.sp);
-    oracle::TrapState want{kSeed, kVSeed, static_cast<uint64_t>(kFlags)};
-    for (const std::string& r : oracle::CheckFrame(port, frame, want)) frame_bad.push_back(r);
-    for (const std::string& r : oracle::CheckExtendedState(port, rt_tier, gp->xstate.get(), want)) x_bad.push_back(r);
+    for (const std::string& r : oracle::CheckFrame(port, frame, want)) s.frame_bad.push_back(r);
+    for (const std::string& r : oracle::CheckExtendedState(port, s.tier, gp->xstate.get(), want)) s.x_bad.push_back(r);
   };
-  std::string body = "  fillregs " + std::to_string(kSeed) + "\n  vfill " + std::to_string(kVSeed) +
-                     "\n  setflags " + std::to_string(kFlags) + "\ntarget:\n  mov r0, r0\n  dumpregs 20\n"
+  std::string body = "  fillregs " + std::to_string(kSaveSeed) + "\n  vfill " + std::to_string(pat.vseed) +
+                     "\n  setflags " + std::to_string(pat.flags) + "\ntarget:\n  mov r0, r0\n  dumpregs 20\n"
                      "  flagsdump g[40]\n  vdump 0\n  ret\nend\n";
-  std::string prog = "func main.main frame=16\n  callback 0\n" + body;
-  Armed a = RunArmed(prog, "main.main", std::move(opts));
-  ASSERT_EQ(a.accepted, 1u);
-  EXPECT_EQ(inspections, 1);
-  auto join = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-    return s;
-  };
-  EXPECT_TRUE(frame_bad.empty()) << "asyncPreempt frame wrong for: " << join(frame_bad);
-  EXPECT_TRUE(x_bad.empty()) << "extended state wrong for: " << join(x_bad);
+  s.a = RunArmed("func main.main frame=16\n  callback 0\n" + body, "main.main", std::move(opts));
+  if (!s.a.o.rt) return s;
   // Read back after resumption.
-  std::vector<std::string> after_bad;
+  Runtime& rt = *s.a.o.rt;
   for (int i = 0; i < ir::kPortableRegs; i++)
-    if (a.o.rt->global(20 + i) != static_cast<uint64_t>(kSeed + i)) after_bad.push_back(std::string(port.ir_regs[i]));
-  if (!port.setflags_reg.empty() && (a.o.rt->global(40) & port.setflags_mask) != (kFlags & port.setflags_mask))
-    after_bad.push_back(std::string(port.setflags_reg));
-  for (int v = 0; v < 16; v++) {
-    uint64_t lo, hi;
-    memcpy(&lo, a.o.rt->vdump(0) + 16 * v, 8);
-    memcpy(&hi, a.o.rt->vdump(0) + 16 * v + 8, 8);
-    if (lo != VectorPattern(kVSeed, v, 0) || hi != VectorPattern(kVSeed, v, 1)) after_bad.push_back("v" + std::to_string(v));
-  }
-  EXPECT_TRUE(after_bad.empty()) << "changed across the preemption: " << join(after_bad);
-  EXPECT_EQ(a.o.Count(Ev::kXRegAlloc, kMainG), 1u);
-  if (simd) EXPECT_GE(rt_tier, 1) << "the simd setting saves the wide state";
+    if (rt.global(20 + i) != static_cast<uint64_t>(kSaveSeed + i)) s.after_bad.push_back(std::string(port.ir_regs[i]));
+  uint64_t flags[ir::kFlagsWords];
+  for (int i = 0; i < ir::kFlagsWords; i++) flags[i] = rt.global(40 + i);
+  for (const std::string& r : oracle::CheckFlagsDump(port, flags, want)) s.after_bad.push_back(r);
+  for (const std::string& r : oracle::CheckExtendedState(port, rt.xstate_tier(), rt.vdump(0), want))
+    s.after_bad.push_back(r);
+  for (const SavedReg& r : port.saved_regs)
+    if (r.kind == SavedReg::kVector && r.tier == rt.xstate_tier()) s.vectors.push_back(std::string(r.name));
+  return s;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void ExpectSaveArea(bool simd, SavePattern pat) {
+  const PortInfo& port = NativePort();
+  SCOPED_TRACE("vfill " + std::to_string(pat.vseed) + ", setflags " + std::to_string(pat.flags));
+  SaveAreaSeen s = ObserveSaveArea(simd, {}, pat);
+  ASSERT_EQ(s.a.accepted, 1u);
+  EXPECT_EQ(s.inspections, 1);
+  EXPECT_TRUE(s.frame_bad.empty()) << "asyncPreempt frame wrong for: " << Join(s.frame_bad);
+  EXPECT_TRUE(s.x_bad.empty()) << "extended state wrong for: " << Join(s.x_bad);
+  EXPECT_TRUE(s.after_bad.empty()) << "changed across the preemption: " << Join(s.after_bad);
+  EXPECT_FALSE(s.vectors.empty()) << "tier " << s.tier << " has vector registers";
+  EXPECT_EQ(s.a.o.Count(Ev::kXRegAlloc, kMainG), 1u);
+  if (simd) EXPECT_GE(s.tier, 1) << "the simd setting saves the wide state";
   // The highest tier the CPU and the setting allow, by the port's data.
   size_t want_tier = 0;
   while (want_tier + 1 < port.tiers.size()) {
@@ -718,27 +741,51 @@ void ExpectSaveArea(bool simd) {
     if ((t.needs_simd && !simd) || (!t.cpu_feature.empty() && !NativeContext::cpu_has(t.cpu_feature))) break;
     want_tier++;
   }
-  EXPECT_EQ(rt_tier, static_cast<int>(want_tier)) << "tier " << port.tiers[want_tier].name << " on this CPU";
-  for (const Event& e : a.o.events)
-    if (e.kind == Ev::kXRegAlloc) EXPECT_EQ(e.arg, static_cast<int64_t>(port.tiers[rt_tier].scratch_bytes));
+  EXPECT_EQ(s.tier, static_cast<int>(want_tier)) << "tier " << port.tiers[want_tier].name << " on this CPU";
+  for (const Event& e : s.a.o.events)
+    if (e.kind == Ev::kXRegAlloc) EXPECT_EQ(e.arg, static_cast<int64_t>(port.tiers[s.tier].scratch_bytes));
 }
 
 TEST_F(Async_9_7_5, SaveAreaHoldsTheTrapTimeRegisters) {
   SKIP_WITHOUT_ASYNC();
-  ExpectSaveArea(false);
+  for (SavePattern pat : kSavePatterns) ExpectSaveArea(false, pat);
 }
 
 // Under the simd setting the wide vector state is saved (amd64: Y0-Y15 on a
-// CPU with AVX, Z0-Z15 and K0-K7 on one with AVX-512; QEMU's Haswell model
+// CPU with AVX, Z0-Z15 and K0-K7 on one with AVX-512BW; QEMU's Haswell model
 // has AVX but not AVX-512, so under emulation the YMM set is checked).
 TEST_F(Async_9_7_5, SaveAreaUnderSimd) {
   SKIP_WITHOUT_ASYNC();
-  const PortInfo& port = NativePort();
-  if (port.tiers.size() < 2 || !port.tiers[1].needs_simd)
-    GTEST_SKIP() << "port " << port.name << " declares no wider tier of extended state under simd";
-  if (!port.tiers[1].cpu_feature.empty() && !NativeContext::cpu_has(port.tiers[1].cpu_feature))
-    GTEST_SKIP() << "this CPU lacks " << port.tiers[1].cpu_feature << ": the simd setting saves the base tier only";
-  ExpectSaveArea(true);
+  std::string why = NoSimdTier();
+  if (!why.empty()) GTEST_SKIP() << why;
+  for (SavePattern pat : kSavePatterns) ExpectSaveArea(true, pat);
+}
+
+// The half-vector mutation (asyncPreempt saves and restores only the low
+// half of each vector register of the tier): the extended state is wrong
+// for every vector register, and so is what the program reads back; the
+// general and flag registers are still right. With and without simd, so a
+// wider tier is caught too.
+void ExpectHalfVectorCaught(bool simd) {
+  RuntimeMutations m;
+  m.half_vector_save = true;
+  SaveAreaSeen s = ObserveSaveArea(simd, m);
+  ASSERT_EQ(s.a.accepted, 1u);
+  EXPECT_TRUE(s.frame_bad.empty()) << "asyncPreempt frame wrong for: " << Join(s.frame_bad);
+  EXPECT_EQ(s.x_bad, s.vectors) << "tier " << s.tier << ": every vector register is saved at half width";
+  EXPECT_EQ(s.after_bad, s.vectors) << "tier " << s.tier << ": every vector register is restored at half width";
+}
+
+TEST_F(Async_9_7_5, SaveAreaCatchesVectorsSavedAtHalfWidth) {
+  SKIP_WITHOUT_ASYNC();
+  ExpectHalfVectorCaught(false);
+}
+
+TEST_F(Async_9_7_5, SaveAreaUnderSimdCatchesVectorsSavedAtHalfWidth) {
+  SKIP_WITHOUT_ASYNC();
+  std::string why = NoSimdTier();
+  if (!why.empty()) GTEST_SKIP() << why;
+  ExpectHalfVectorCaught(true);
 }
 
 // The extended state is allocated the first time a G is preempted

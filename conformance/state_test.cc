@@ -32,6 +32,7 @@
 #include "harness/armed.h"
 #include "harness/mutations.h"
 #include "harness/scenario.h"
+#include "oracle/save_area.h"
 #include "platforms/native.h"
 
 namespace safepoint::conformance {
@@ -64,24 +65,35 @@ RuntimeOptions WithMutation(const char* name) {
   return o;
 }
 
-// The vector registers in dump area `area` that do not hold `vfill seed`'s
-// pattern (core/ir.h: ir::VectorPattern), by name.
+// The vector registers of the active tier, at full width, that dump area
+// `area` holds wrongly for `vfill seed` (oracle/save_area.h), by name.
 Problems WrongVectors(const Runtime& rt, int area, int64_t seed, const std::string& who) {
+  oracle::TrapState want{0, seed, 0};
   std::string wrong;
-  for (int v = 0; v < 16; v++) {
-    uint64_t lo, hi;
-    memcpy(&lo, rt.vdump(area) + 16 * v, 8);
-    memcpy(&hi, rt.vdump(area) + 16 * v + 8, 8);
-    if (lo != ir::VectorPattern(seed, v, 0) || hi != ir::VectorPattern(seed, v, 1)) wrong += " v" + std::to_string(v);
-  }
+  for (const std::string& r : oracle::CheckExtendedState(NativePort(), rt.xstate_tier(), rt.vdump(area), want))
+    wrong += " " + r;
   if (wrong.empty()) return {};
   return {who + ":" + wrong + " do not hold its own vfill pattern"};
+}
+
+// The flag and control registers `flagsdump g[n]` stored wrongly for
+// `setflags flags`, by name.
+Problems WrongFlags(const Runtime& rt, int n, uint64_t flags, const std::string& who) {
+  uint64_t words[ir::kFlagsWords];
+  for (int i = 0; i < ir::kFlagsWords; i++) words[i] = rt.global(n + i);
+  std::string wrong;
+  for (const std::string& r : oracle::CheckFlagsDump(NativePort(), words, oracle::TrapState{0, 0, flags}))
+    wrong += " " + r;
+  if (wrong.empty()) return {};
+  return {who + ":" + wrong + " not its own"};
 }
 
 // --- extended state belongs to its goroutine: one P -----------------------
 
 constexpr int64_t kSeedA = 0x1111, kSeedB = 0x2222;
-constexpr uint64_t kFlagsA = 0x8C5, kFlagsB = 0x041;  // differ in every bit setflags controls on amd64
+// A flag pattern and its complement: every bit of every flag register's
+// setflags_mask differs between a and b.
+constexpr uint64_t kFlagsA = 0xAD0A08C5, kFlagsB = ~kFlagsA;
 
 // Goroutines a and b on one P, each with its own vectors and flags live at
 // an armed instruction. a is preempted at ta1, then b at tb; a resumes
@@ -89,14 +101,14 @@ constexpr uint64_t kFlagsA = 0x8C5, kFlagsB = 0x041;  // differ in every bit set
 // resumes before a: preempted a, b; resumed a, then b before a.
 std::string TwoOnOneP() {
   auto fill = [](int64_t seed, uint64_t flags) {
-    return "  vfill " + std::to_string(seed) + "\n  setflags " + std::to_string(flags) + "\n";
+    return "  vfill " + std::to_string(seed) + "\n  setflags " + std::to_string(static_cast<int64_t>(flags)) + "\n";
   };
   return "func main.main\n  go main.a\n  go main.b\n  wait 3\n  wait 4\n  ret\nend\n"
          "func main.a frame=16\n  callback 0\n" + fill(kSeedA, kFlagsA) +
          "ta1:\n  mov r0, r0\n  callback 1\n" + fill(kSeedA, kFlagsA) +
          "ta2:\n  mov r0, r0\n  flagsdump g[20]\n  vdump 0\n  handshake 3\n  ret\nend\n"
          "func main.b frame=16\n  callback 2\n" + fill(kSeedB, kFlagsB) +
-         "tb:\n  mov r0, r0\n  flagsdump g[21]\n  vdump 1\n  handshake 4\n  ret\nend\n";
+         "tb:\n  mov r0, r0\n  flagsdump g[24]\n  vdump 1\n  handshake 4\n  ret\nend\n";
 }
 
 Problems CheckTwoGoroutinesOnOneP(RuntimeOptions opts) {
@@ -133,13 +145,8 @@ Problems CheckTwoGoroutinesOnOneP(RuntimeOptions opts) {
   if (order != want) bad.push_back("events for a and b: " + order + "(want " + want + ")");
   for (const std::string& p : WrongVectors(*rt, 0, kSeedA, "a")) bad.push_back(p);
   for (const std::string& p : WrongVectors(*rt, 1, kSeedB, "b")) bad.push_back(p);
-  const PortInfo& port = NativePort();
-  if (!port.setflags_reg.empty()) {
-    if ((rt->global(20) & port.setflags_mask) != (kFlagsA & port.setflags_mask))
-      bad.push_back("a: " + std::string(port.setflags_reg) + " is not its own");
-    if ((rt->global(21) & port.setflags_mask) != (kFlagsB & port.setflags_mask))
-      bad.push_back("b: " + std::string(port.setflags_reg) + " is not its own");
-  }
+  for (const std::string& p : WrongFlags(*rt, 20, kFlagsA, "a")) bad.push_back(p);
+  for (const std::string& p : WrongFlags(*rt, 24, kFlagsB, "b")) bad.push_back(p);
   return bad;
 }
 

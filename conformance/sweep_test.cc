@@ -57,6 +57,20 @@ TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
   EXPECT_GT(r.refused["secret"], 0u) << r.Summary();
 }
 
+// Under the simd setting, on a CPU with a wider tier (amd64: YMM, or ZMM
+// and K), vfill and vdump reach the wide registers, and a preemption at any
+// instruction, the middle of a vfill included, leaves them as they were.
+TEST(Sweep, UnderSimdTheWideStateIsInvisible) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  std::string why = NoSimdTier();
+  if (!why.empty()) GTEST_SKIP() << why;
+  RuntimeOptions ro;
+  ro.experiments.simd = true;
+  SweepResult r = RunSweep(ro);
+  EXPECT_TRUE(r.ok()) << r.Summary() << Failures(r);
+  EXPECT_GT(r.accepted, 50u) << r.Summary();
+}
+
 // Mutations: a rule skipped, a register not saved, restarts not rewound.
 TEST(Sweep, CatchesASkippedUnsafePointRule) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
@@ -81,6 +95,17 @@ TEST(Sweep, CatchesTheOutermostInlinedBody) {
   RuntimeOptions ro;
   ro.mutations.outermost_inline = true;
   EXPECT_GT(RunSweep(ro).disagreements, 0u) << "the built-in program's inline trees are three deep both ways";
+}
+// asyncPreempt saving and restoring only the low half of each vector
+// register: the program's vdump after a preemption between vfill and vdump
+// differs from the unpreempted run's.
+TEST(Sweep, CatchesVectorsSavedAtHalfWidth) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutations.half_vector_save = true;
+  SweepResult r = RunSweep(ro);
+  EXPECT_GT(r.state_diffs, 0u) << r.Summary();
+  EXPECT_EQ(r.disagreements, 0u) << "only the state is wrong, never a verdict: " << r.Summary();
 }
 TEST(Sweep, CatchesARestartNotRewound) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";

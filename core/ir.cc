@@ -120,6 +120,11 @@ std::string CheckDumpRegs(const Insn& i) {
              ? " " + std::to_string(i.imm) + ": g[N..N+" + std::to_string(kPortableRegs - 1) + "] must be globals"
              : "";
 }
+std::string CheckFlagsDump(const Insn& i) {
+  return i.imm + kFlagsWords > kGlobals
+             ? " g[" + std::to_string(i.imm) + "]: g[N..N+" + std::to_string(kFlagsWords - 1) + "] must be globals"
+             : "";
+}
 std::string CheckVDump(const Insn& i) {
   return i.imm < 0 || i.imm >= kVDumpAreas
              ? " " + std::to_string(i.imm) + ": areas are 0.." + std::to_string(kVDumpAreas - 1)
@@ -164,7 +169,7 @@ const std::vector<OpSyntax>& OpTable() {
         {"vfill", Op::kVFill, {kImm}, "needs a seed", nullptr, true},
         {"vdump", Op::kVDump, {kImm}, "needs an area number", CheckVDump, true},
         {"setflags", Op::kSetFlags, {kImm}, "needs an integer", nullptr, true},
-        {"flagsdump", Op::kFlagsDump, {kGlobal}, "needs a global g[N]"},
+        {"flagsdump", Op::kFlagsDump, {kGlobal}, "needs a global g[N]", CheckFlagsDump},
     };
     // Every runtime service is an operation too, spelled as kServices says.
     for (const ServiceInfo& s : kServices) {
@@ -455,10 +460,14 @@ bool Validate(const Program& p, std::string* err) {
         std::string what = r == kFlagsReg ? "the flags" : r == kVectorsReg ? "the vector registers" : "r" + std::to_string(r);
         return bad("it overwrites " + what + ", whose entry value it read");
       }
-      if ((i.op == Op::kStGlobal || i.op == Op::kFlagsDump) && input_global.count(i.imm))
-        return bad("it overwrites g[" + std::to_string(i.imm) + "], whose entry value it read");
+      std::vector<int64_t> stored;
+      if (i.op == Op::kStGlobal) stored.push_back(i.imm);
+      if (i.op == Op::kFlagsDump)
+        for (int k = 0; k < kFlagsWords; k++) stored.push_back(i.imm + k);
+      for (int64_t n : stored)
+        if (input_global.count(n)) return bad("it overwrites g[" + std::to_string(n) + "], whose entry value it read");
       for (int r : writes) wrote_reg.insert(r);
-      if (i.op == Op::kStGlobal || i.op == Op::kFlagsDump) wrote_global.insert(i.imm);
+      for (int64_t n : stored) wrote_global.insert(n);
       if (i.op == Op::kDumpRegs)
         for (int k = 0; k < kPortableRegs; k++) wrote_global.insert(i.imm + k);
     }

@@ -39,12 +39,42 @@
 //   dumpregs N            g[N+i] = ri for every portable register (observable state)
 //   vfill SEED            every vector register = a pattern derived from SEED
 //   vdump N               every vector register -> vector dump area N
-//   setflags IMM / flagsdump g[N]   load / observe the condition flags
+//   setflags IMM / flagsdump g[N]   load / observe the flag and control registers
+//                         (see "Vectors and flags" below)
 //   Runtime services, each a call to an emitted stub that switches to g0:
 //   gosched | sleep NS | go F | handshake N | wait N | acquirem | releasem
 //   mallocing_begin | mallocing_end | preemptoff_begin | preemptoff_end
 //   entersyscall | exitsyscall | callback N (a test hook run on g0)
 //   secret_begin | secret_end (a runtime/secret region)
+//
+// Vectors and flags. What asyncPreempt saves beyond the general registers
+// is the port's data (PortInfo::saved_regs, platforms/port.h); these
+// operations reach exactly that, every bit of it, so the save-area tests
+// can check every bit:
+//   - The vector registers are those of the tier of extended state the
+//     runtime saves (Runtime::xstate_tier(), an index into PortInfo::tiers;
+//     the Lowerer learns it at emit time from EmitEnv::xtier, since the
+//     instructions differ: amd64's XMM, YMM or ZMM+K, loong64's LASX,
+//     arm64's Q, riscv64's F). Their layout is the tier's layout of the P's
+//     scratch area: register R (a SavedReg of kind kVector and that tier)
+//     occupies bytes [R.offset, R.offset + R.size).
+//   - `vfill SEED` sets every such register at its full width so that the
+//     64-bit word at byte 8*w of that layout is VectorPattern(SEED, w)
+//     (little-endian: a register's lane l is word R.offset/8 + l).
+//   - `vdump N` stores every such register, at full width, in that layout
+//     at the start of dump area N (kVDumpBytes each; a tier's layout fits).
+//     So a dump after `vfill SEED` equals the extended state an
+//     asyncPreempt at that point saves, and one oracle checks both.
+//   - `setflags IMM` sets every flag and control register the port saves
+//     (SavedReg kind kFlags, in table order) to IMM & R.setflags_mask: the
+//     bits of IMM at the register's own bit positions, the other bits zero
+//     where the register lets a program write them (rflags keeps its fixed
+//     and system bits). Each port's masks cover what a program can set
+//     without changing how other code computes (no rounding modes or trap
+//     enables); platforms/NAME/README.md lists them.
+//   - `flagsdump g[N]` stores the i-th of those registers, as asyncPreempt
+//     saves it (loong64's eight FCCs packed, bit i = fcc_i), in g[N+i]: at
+//     most kFlagsWords globals, g[N..N+kFlagsWords) must exist.
 #ifndef SAFEPOINT_RUNTIME_IR_H_
 #define SAFEPOINT_RUNTIME_IR_H_
 
@@ -106,15 +136,31 @@ enum class Op : uint8_t {
 };
 
 constexpr int kVDumpAreas = 4;
-constexpr int kVDumpBytes = 1024;  // one vector dump area: every vector register
+// One vector dump area: the largest tier layout of any port (amd64's
+// Z0-Z15 and K0-K7, 1088 bytes) with room to spare.
+constexpr int kVDumpBytes = 2048;
+// The most flag and control registers a port saves (arm64: NZCV, FPSR,
+// FPCR): `flagsdump g[N]` writes g[N..N+kFlagsWords) at most.
+constexpr int kFlagsWords = 3;
 
-// The pattern `vfill SEED` puts in byte `byte` of vector register `reg`;
-// every Lowerer, the tests and the save-area oracle use this one definition.
-inline uint64_t VectorPattern(int64_t seed, int reg, int half) {
-  uint64_t x = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(reg) * 0x100000001B3ull +
-               static_cast<uint64_t>(half) * 0xC2B2AE3D27D4EB4Full;
-  x ^= x >> 29;
-  return x * 0xBF58476D1CE4E5B9ull;
+// The 64-bit word `vfill SEED` puts at byte 8*word of the active tier's
+// layout (see "Vectors and flags" above); every Lowerer, the tests and the
+// save-area oracle use this one definition. Byte j (0..7, little-endian)
+// of the word is 1 + ((43*(SEED mod 255) + 77*word + 32*j) mod 255), so
+//   - no byte is zero (a register half cleared or never restored shows in
+//     every byte);
+//   - the eight bytes of a word all differ (a byte moved within a lane
+//     shows);
+//   - for one SEED, words 0..254 differ from each other in every byte
+//     position (a lane or register saved in another's place shows in every
+//     byte; layouts have at most 136 words);
+//   - two SEEDs not congruent modulo 255 differ in every byte of every word.
+inline uint64_t VectorPattern(int64_t seed, int word) {
+  uint64_t s = static_cast<uint64_t>(((seed % 255) + 255) % 255);
+  uint64_t base = (43 * s + 77 * static_cast<uint64_t>(word)) % 255;
+  uint64_t v = 0;
+  for (int j = 0; j < 8; j++) v |= (1 + (base + 32 * static_cast<uint64_t>(j)) % 255) << (8 * j);
+  return v;
 }
 
 struct Insn {

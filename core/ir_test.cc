@@ -50,6 +50,34 @@ TEST(IR, MalformedDescriptionsGetClearErrors) {
   EXPECT_EQ(ErrorOf("func main.main bogus\n  ret\nend\n"),
             "1: unknown function attribute 'bogus' (nosplit, asm, nongo, restartatentry, frame=N)");
   EXPECT_EQ(ErrorOf("func main.main\n  sleep -5\n  ret\nend\n"), "2: sleep: operand must not be negative");
+  EXPECT_EQ(ErrorOf("func main.main\n  flagsdump g[62]\n  ret\nend\n"),
+            "2: flagsdump g[62]: g[N..N+2] must be globals");
+}
+
+uint8_t Byte(uint64_t w, int j) { return static_cast<uint8_t>(w >> (8 * j)); }
+
+// What core/ir.h promises of vfill's pattern: no zero byte, eight distinct
+// bytes in a word, words 0..254 of one seed different in every byte
+// position, seeds not congruent modulo 255 different in every byte.
+TEST(IR, VectorPatternDiffersInEveryByteAndLane) {
+  for (int64_t seed : {int64_t{0}, int64_t{77}, int64_t{-5}, int64_t{1} << 40}) {
+    for (int w = 0; w < 255; w++) {
+      uint64_t x = ir::VectorPattern(seed, w);
+      for (int j = 0; j < 8; j++) {
+        EXPECT_NE(Byte(x, j), 0) << seed << " " << w;
+        for (int k = 0; k < j; k++) EXPECT_NE(Byte(x, j), Byte(x, k)) << seed << " " << w;
+      }
+      for (int v = 0; v < w; v++) {
+        uint64_t y = ir::VectorPattern(seed, v);
+        for (int j = 0; j < 8; j++) EXPECT_NE(Byte(x, j), Byte(y, j)) << seed << " words " << v << ", " << w;
+      }
+      for (int64_t other = seed + 1; other < seed + 255; other += 37) {
+        uint64_t y = ir::VectorPattern(other, w);
+        for (int j = 0; j < 8; j++) EXPECT_NE(Byte(x, j), Byte(y, j)) << seed << " vs " << other << " word " << w;
+      }
+    }
+    EXPECT_EQ(ir::VectorPattern(seed, 3), ir::VectorPattern(seed + 255, 3)) << "the seed counts modulo 255";
+  }
 }
 
 // What Go's linker and assembler refuse is refused, with its line.

@@ -8,6 +8,12 @@ std::string NeedsAsync(const PortInfo& port) {
   if (!port.async_preemption()) return "port " + std::string(port.name) + " declares asynchronous preemption missing";
   return "";
 }
+std::string NeedsBaseVectors(const PortInfo& port) {
+  bool vectors = false;
+  for (const SavedReg& r : port.saved_regs) vectors = vectors || (r.kind == SavedReg::kVector && r.tier == 0);
+  if (!vectors) return "port " + std::string(port.name) + " saves no vector registers in its base tier";
+  return NeedsAsync(port);
+}
 std::string NeedsRestarts(const PortInfo& port) {
   if (!port.model.regtmp_restartable)
     return "port " + std::string(port.name) + " has no restartable sequences (PortModel::regtmp_restartable)";
@@ -26,6 +32,9 @@ const std::vector<MutationDef>& Mutations() {
        "Sweep.CatchesARestartNotRewound", true, [](RuntimeMutations& m) { m.no_restart = true; }, NeedsRestarts},
       {"drop-register", "asyncPreempt neither saves nor restores IR register r3", "Sweep.CatchesARegisterNotSaved", true,
        [](RuntimeMutations& m) { m.drop_register = true; }, NeedsAsync},
+      {"half-vector", "asyncPreempt saves and restores only the low half of each vector register of its tier",
+       "Async_9_7_5.SaveAreaCatchesVectorsSavedAtHalfWidth, Sweep.CatchesVectorsSavedAtHalfWidth", true,
+       [](RuntimeMutations& m) { m.half_vector_save = true; }, NeedsBaseVectors},
       {"shared-scratch",
        "asyncPreempt2 leaves extended state in the P's scratch area (no per-G state): a goroutine resumes with "
        "another's vectors",

@@ -5,6 +5,13 @@
 #include "core/ir.h"
 
 namespace safepoint::oracle {
+namespace {
+
+bool FlagHolds(const SavedReg& r, uint64_t v, const TrapState& want) {
+  return (v & r.setflags_mask) == (want.setflags & r.setflags_mask);
+}
+
+}  // namespace
 
 std::vector<std::string> CheckFrame(const PortInfo& port, const uint8_t* frame, const TrapState& want) {
   std::vector<std::string> bad;
@@ -15,27 +22,36 @@ std::vector<std::string> CheckFrame(const PortInfo& port, const uint8_t* frame, 
       memcpy(&v, frame + r.offset, 8);
       if (v != static_cast<uint64_t>(want.fillregs_seed + static_cast<int64_t>(i))) bad.push_back(std::string(r.name));
     }
-  for (const SavedReg& r : port.saved_regs) {
-    if (r.kind != SavedReg::kFlags || r.name != port.setflags_reg) continue;
+  for (const SavedReg* r : FlagRegs(port)) {
     uint64_t v;
-    memcpy(&v, frame + r.offset, 8);
-    if ((v & port.setflags_mask) != (want.setflags & port.setflags_mask)) bad.push_back(std::string(r.name));
+    memcpy(&v, frame + r->offset, 8);
+    if (!FlagHolds(*r, v, want)) bad.push_back(std::string(r->name));
   }
   return bad;
 }
 
-std::vector<std::string> CheckExtendedState(const PortInfo& port, int tier, const uint8_t* xstate,
+std::vector<std::string> CheckExtendedState(const PortInfo& port, int tier, const uint8_t* area,
                                             const TrapState& want) {
   std::vector<std::string> bad;
   for (const SavedReg& r : port.saved_regs) {
-    if (r.kind != SavedReg::kVector || r.tier != tier || r.size < 16) continue;
-    int idx = static_cast<int>(r.offset / r.size);
-    uint64_t lo, hi;
-    memcpy(&lo, xstate + r.offset, 8);
-    memcpy(&hi, xstate + r.offset + 8, 8);
-    if (lo != ir::VectorPattern(want.vfill_seed, idx, 0) || hi != ir::VectorPattern(want.vfill_seed, idx, 1))
-      bad.push_back(std::string(r.name));
+    if (r.kind != SavedReg::kVector || r.tier != tier) continue;
+    for (uint32_t off = r.offset; off < r.offset + r.size; off += 8) {
+      uint64_t v;
+      memcpy(&v, area + off, 8);
+      if (v != ir::VectorPattern(want.vfill_seed, static_cast<int>(off / 8))) {
+        bad.push_back(std::string(r.name));
+        break;
+      }
+    }
   }
+  return bad;
+}
+
+std::vector<std::string> CheckFlagsDump(const PortInfo& port, const uint64_t* words, const TrapState& want) {
+  std::vector<std::string> bad;
+  std::vector<const SavedReg*> flags = FlagRegs(port);
+  for (size_t i = 0; i < flags.size(); i++)
+    if (!FlagHolds(*flags[i], words[i], want)) bad.push_back(std::string(flags[i]->name));
   return bad;
 }
 

@@ -1,6 +1,8 @@
-// The save-area oracle on frames built from each port's table: a frame that
-// holds the trap-time registers passes, and each register written wrongly
-// is reported by name (so the oracle can fail), on every port, on any host.
+// The save-area oracle on frames and extended states built from each port's
+// table: a save area that holds the trap-time registers passes, and each
+// register written wrongly, in any byte of a vector, in any bit a flag
+// register's setflags_mask covers, or at half its width, is reported by
+// name (so the oracle can fail), on every port, on any host.
 #include "oracle/save_area.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +15,10 @@
 namespace safepoint::oracle {
 namespace {
 
-constexpr TrapState kWant{0x5100, 77, 0x8C5};
+// Every flag register of every port gets both ones and zeros on its mask:
+// rflags CF PF ZF SF OF set, AF clear; NZCV 1010; FPSR IOC OFC IDC QC;
+// FPCR FZ AHP; FCCs 0 2 6 7; FCSR0 Flags 0x0A, Cause 0x0D; fflags NX OF.
+constexpr TrapState kWant{0x5100, 77, 0xAD0A08C5};
 
 std::vector<uint8_t> GoodFrame(const PortInfo& p) {
   std::vector<uint8_t> f(p.async_frame + 64, 0);
@@ -23,22 +28,25 @@ std::vector<uint8_t> GoodFrame(const PortInfo& p) {
         uint64_t v = kWant.fillregs_seed + static_cast<int64_t>(i);
         memcpy(&f[r.offset], &v, 8);
       }
-  for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kFlags && r.name == p.setflags_reg) memcpy(&f[r.offset], &kWant.setflags, 8);
+  for (const SavedReg* r : FlagRegs(p)) {
+    uint64_t v = kWant.setflags & r->setflags_mask;
+    memcpy(&f[r->offset], &v, 8);
+  }
   return f;
 }
 
 std::vector<uint8_t> GoodXState(const PortInfo& p, int tier) {
   std::vector<uint8_t> x(p.tiers[tier].scratch_bytes + 64, 0);
   for (const SavedReg& r : p.saved_regs)
-    if (r.kind == SavedReg::kVector && r.tier == tier && r.size >= 16) {
-      int idx = static_cast<int>(r.offset / r.size);
-      uint64_t lo = ir::VectorPattern(kWant.vfill_seed, idx, 0), hi = ir::VectorPattern(kWant.vfill_seed, idx, 1);
-      memcpy(&x[r.offset], &lo, 8);
-      memcpy(&x[r.offset + 8], &hi, 8);
-    }
+    if (r.kind == SavedReg::kVector && r.tier == tier)
+      for (uint32_t off = r.offset; off < r.offset + r.size; off += 8) {
+        uint64_t v = ir::VectorPattern(kWant.vfill_seed, static_cast<int>(off / 8));
+        memcpy(&x[off], &v, 8);
+      }
   return x;
 }
+
+using Names = std::vector<std::string>;
 
 TEST(SaveAreaOracle, AcceptsTheTrapTimeRegistersAndNamesEachWrongOne) {
   ASSERT_FALSE(AllPorts().empty());
@@ -51,41 +59,116 @@ TEST(SaveAreaOracle, AcceptsTheTrapTimeRegistersAndNamesEachWrongOne) {
         if (r.kind != SavedReg::kGeneral || r.name != p->ir_regs[i]) continue;
         std::vector<uint8_t> bad = f;
         bad[r.offset] ^= 1;
-        EXPECT_EQ(CheckFrame(*p, bad.data(), kWant), std::vector<std::string>{std::string(r.name)}) << p->name;
+        EXPECT_EQ(CheckFrame(*p, bad.data(), kWant), Names{std::string(r.name)}) << p->name;
       }
+  }
+}
+
+// Every byte of every vector register of every tier is compared: a wrong
+// byte anywhere names its register, and only it.
+TEST(SaveAreaOracle, ComparesEveryByteOfEveryVectorRegisterOfEveryTier) {
+  for (const PortInfo* p : AllPorts()) {
+    if (!p->async_preemption()) continue;
     for (size_t t = 0; t < p->tiers.size(); t++) {
-      std::vector<uint8_t> x = GoodXState(*p, static_cast<int>(t));
-      EXPECT_TRUE(CheckExtendedState(*p, static_cast<int>(t), x.data(), kWant).empty()) << p->name << " tier " << t;
-      int checked = 0;
+      int tier = static_cast<int>(t);
+      std::vector<uint8_t> x = GoodXState(*p, tier);
+      EXPECT_TRUE(CheckExtendedState(*p, tier, x.data(), kWant).empty()) << p->name << " tier " << t;
+      int regs = 0;
       for (const SavedReg& r : p->saved_regs) {
-        if (r.kind != SavedReg::kVector || r.tier != t || r.size < 16) continue;
-        std::vector<uint8_t> bad = x;
-        bad[r.offset + 9] ^= 0x80;
-        EXPECT_EQ(CheckExtendedState(*p, static_cast<int>(t), bad.data(), kWant),
-                  std::vector<std::string>{std::string(r.name)})
-            << p->name;
-        checked++;
+        if (r.kind != SavedReg::kVector || r.tier != t) continue;
+        regs++;
+        for (uint32_t b = 0; b < r.size; b++) {
+          std::vector<uint8_t> bad = x;
+          bad[r.offset + b] ^= 0x80;
+          EXPECT_EQ(CheckExtendedState(*p, tier, bad.data(), kWant), Names{std::string(r.name)})
+              << p->name << " tier " << t << " byte " << b;
+        }
       }
-      EXPECT_GT(checked, 0) << p->name << " tier " << t << " saves no vector register vfill sets";
+      EXPECT_GT(regs, 0) << p->name << " tier " << t << " saves no vector register";
     }
   }
 }
 
-TEST(SaveAreaOracle, ComparesOnlyTheFlagBitsSetflagsControls) {
+// A save at half width (the upper half of each slot left as it was: zero,
+// or a different vfill's) names every register of the tier.
+TEST(SaveAreaOracle, NamesEveryRegisterSavedAtHalfWidth) {
+  constexpr TrapState kOther{0x5100, 78, 0};
   for (const PortInfo* p : AllPorts()) {
-    if (p->setflags_reg.empty()) continue;
-    std::vector<uint8_t> f = GoodFrame(*p);
-    for (const SavedReg& r : p->saved_regs)
-      if (r.kind == SavedReg::kFlags && r.name == p->setflags_reg) {
-        uint64_t v;
-        memcpy(&v, &f[r.offset], 8);
-        uint64_t outside = v ^ ~p->setflags_mask;  // every other bit flipped
-        memcpy(&f[r.offset], &outside, 8);
-        EXPECT_TRUE(CheckFrame(*p, f.data(), kWant).empty()) << p->name << ": bits outside the mask";
-        uint64_t inside = v ^ (p->setflags_mask & -p->setflags_mask);  // the lowest controlled bit
-        memcpy(&f[r.offset], &inside, 8);
-        EXPECT_EQ(CheckFrame(*p, f.data(), kWant), std::vector<std::string>{std::string(r.name)}) << p->name;
+    if (!p->async_preemption()) continue;
+    for (size_t t = 0; t < p->tiers.size(); t++) {
+      int tier = static_cast<int>(t);
+      std::vector<uint8_t> zero = GoodXState(*p, tier), stale = zero;
+      Names all;
+      for (const SavedReg& r : p->saved_regs) {
+        if (r.kind != SavedReg::kVector || r.tier != t) continue;
+        all.push_back(std::string(r.name));
+        for (uint32_t b = r.size / 2; b < r.size; b++) {
+          zero[r.offset + b] = 0;
+          uint64_t w = ir::VectorPattern(kOther.vfill_seed, static_cast<int>((r.offset + b) / 8));
+          stale[r.offset + b] = static_cast<uint8_t>(w >> (8 * ((r.offset + b) % 8)));
+        }
       }
+      EXPECT_EQ(CheckExtendedState(*p, tier, zero.data(), kWant), all) << p->name << " tier " << t;
+      EXPECT_EQ(CheckExtendedState(*p, tier, stale.data(), kWant), all) << p->name << " tier " << t;
+    }
+  }
+}
+
+// Every flag and control register of every port is compared, on every bit
+// of its setflags_mask and on no other.
+TEST(SaveAreaOracle, ComparesEveryFlagRegisterOnTheBitsSetflagsControls) {
+  for (const PortInfo* p : AllPorts()) {
+    if (!p->async_preemption()) continue;
+    EXPECT_FALSE(FlagRegs(*p).empty()) << p->name << " saves no flag register";
+    std::vector<uint8_t> good = GoodFrame(*p);
+    for (const SavedReg* r : FlagRegs(*p)) {
+      std::vector<uint8_t> f = good;
+      uint64_t v;
+      memcpy(&v, &f[r->offset], 8);
+      uint64_t outside = v ^ ~r->setflags_mask;  // every other bit flipped
+      memcpy(&f[r->offset], &outside, 8);
+      EXPECT_TRUE(CheckFrame(*p, f.data(), kWant).empty()) << p->name << " " << r->name << ": bits outside the mask";
+      for (int bit = 0; bit < 64; bit++) {
+        if (!(r->setflags_mask >> bit & 1)) continue;
+        uint64_t inside = v ^ (uint64_t{1} << bit);
+        memcpy(&f[r->offset], &inside, 8);
+        EXPECT_EQ(CheckFrame(*p, f.data(), kWant), Names{std::string(r->name)}) << p->name << " bit " << bit;
+      }
+    }
+  }
+}
+
+TEST(SaveAreaOracle, ChecksWhatFlagsdumpStored) {
+  for (const PortInfo* p : AllPorts()) {
+    std::vector<const SavedReg*> flags = FlagRegs(*p);
+    std::vector<uint64_t> g(ir::kFlagsWords, 0);
+    for (size_t i = 0; i < flags.size(); i++) g[i] = (kWant.setflags & flags[i]->setflags_mask) | ~flags[i]->setflags_mask;
+    EXPECT_TRUE(CheckFlagsDump(*p, g.data(), kWant).empty()) << p->name;
+    for (size_t i = 0; i < flags.size(); i++) {
+      std::vector<uint64_t> bad = g;
+      bad[i] ^= flags[i]->setflags_mask & -flags[i]->setflags_mask;  // its lowest controlled bit
+      EXPECT_EQ(CheckFlagsDump(*p, bad.data(), kWant), Names{std::string(flags[i]->name)}) << p->name;
+    }
+  }
+}
+
+// The layouts the oracle and vfill/vdump share: whole 64-bit words, inside
+// the tier's scratch bytes and a vdump area, within the words VectorPattern
+// keeps distinct; every flag register has a mask, and flagsdump's globals
+// hold them all.
+TEST(SaveAreaOracle, EveryPortsLayoutFitsTheIR) {
+  for (const PortInfo* p : AllPorts()) {
+    for (const SavedReg& r : p->saved_regs) {
+      if (r.kind == SavedReg::kFlags) EXPECT_NE(r.setflags_mask, 0u) << p->name << " " << r.name;
+      if (r.kind != SavedReg::kVector) continue;
+      ASSERT_LT(r.tier, p->tiers.size()) << p->name << " " << r.name;
+      EXPECT_EQ(r.offset % 8, 0u) << p->name << " " << r.name;
+      EXPECT_EQ(r.size % 8, 0u) << p->name << " " << r.name;
+      EXPECT_LE(r.offset + r.size, p->tiers[r.tier].scratch_bytes) << p->name << " " << r.name;
+      EXPECT_LE(r.offset + r.size, static_cast<uint32_t>(ir::kVDumpBytes)) << p->name << " " << r.name;
+      EXPECT_LE(r.offset + r.size, 255u * 8) << p->name << " " << r.name;
+    }
+    EXPECT_LE(FlagRegs(*p).size(), static_cast<size_t>(ir::kFlagsWords)) << p->name;
   }
 }
 

@@ -28,6 +28,11 @@ struct EmitEnv {
   uint64_t morestack = 0;   // asm: record the caller, switch to g0, call newstack
   uint64_t service_fn[static_cast<int>(ir::Service::kCount)] = {};  // C++ functions behind the stubs
   uint64_t vdump = 0;       // &vector dump area 0 (ir::kVDumpAreas areas of kVDumpBytes)
+  // The tier of extended state the runtime saves (an index into
+  // PortInfo::tiers): `vfill` and `vdump` reach its vector registers at full
+  // width, in its layout (core/ir.h). The driver refuses a tier the port
+  // does not declare.
+  int xtier = 0;
   uint64_t wbflag = 0;      // &the write-barrier-enabled flag (a 64-bit word)
   // A mutation, to show the suite can fail: emit no stack-check prologue at
   // all, so no synchronous safe point exists.
@@ -122,8 +127,8 @@ using ir::kVDumpBytes;
 
 using ir::VectorPattern;  // what `vfill SEED` puts in each vector register (core/ir.h)
 
-// The flags `setflags IMM` may set, per port, are the port's business: on
-// amd64 only the arithmetic flags (CF PF AF ZF SF OF), never DF or TF.
+// The flags `setflags IMM` sets, per port, are the port's data: the
+// SavedReg::setflags_mask of each kFlags register (core/ir.h).
 
 // What the driver tells a Lowerer about the function being lowered.
 struct FuncCtx {
@@ -140,6 +145,9 @@ class Lowerer {
   virtual ~Lowerer() = default;
   // The number of allocatable general registers (fillregs/sumregs use all of them).
   virtual int NumAllocatable() const = 0;
+  // The tiers of extended state whose registers vfill/vdump know (the
+  // port's PortInfo::tiers.size(); //platforms:model_test keeps them equal).
+  virtual int VectorTiers() const = 0;
   // Frame size the port allocates for a function with `locals` bytes of
   // locals that does (or does not) make calls.
   virtual int FrameSize(int locals, bool leaf) const = 0;

@@ -28,11 +28,16 @@ class PreemptSpelling {
   virtual void SaveFlags(const SavedReg& r) = 0;
   // Points a saved (hence free) register at g.m.p's scratch area.
   virtual void LoadScratchBase() = 0;
-  virtual void SaveVectors(const Regs& regs) = 0;
+  // Stores vector registers in the scratch area at their offsets: whole,
+  // or (low_half, the half-vector mutation) only the low half of each, at
+  // the same offset, leaving the upper half of its slot alone.
+  virtual void SaveVectors(const Regs& regs, bool low_half) = 0;
   // Calls sp_mcall(sp_asyncpreempt2_g0); returns when the goroutine is resumed.
   virtual void CallAsyncPreempt2() = 0;
   // The restores get their registers in reverse save order.
-  virtual void RestoreVectors(const Regs& regs) = 0;
+  // low_half: loads only the low half of each, leaving the upper half of
+  // the register as it is.
+  virtual void RestoreVectors(const Regs& regs, bool low_half) = 0;
   virtual void RestoreFlags(const SavedReg& r) = 0;
   virtual void RestoreGenerals(const Regs& regs) = 0;
   // Pops the frame and returns to the resume PC; closes the function.
@@ -46,7 +51,8 @@ struct PreemptSpellingRegistration {
   static const ::safepoint::PreemptSpellingRegistration kPreemptSpelling_##make(port, make)
 
 // Prints a port's preempt.S (every tier's asyncPreempt, the drop1 mutation,
-// the tier table); false if the port has no spelling registered.
+// every tier's half-vector mutation, the tier tables); false if the port
+// has no spelling registered.
 bool PrintPreempt(std::string_view port);
 
 }  // namespace safepoint

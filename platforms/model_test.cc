@@ -41,6 +41,26 @@ int InsnsIn(const FuncTable& t, const CodeRange& r) {
   return n;
 }
 
+// vfill and vdump know exactly the tiers of extended state the port
+// declares: every tier is emitted, and one beyond is refused by the driver.
+TEST(PortModel, VectorTiersAreThePortsTiers) {
+  ir::Program prog;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  vfill 3\n  vdump 1\n  ret\nend\n", &prog, &err)) << err;
+  for (const PortInfo* p : AllPorts()) {
+    std::unique_ptr<Lowerer> low = NewLowerer(p->name);
+    ASSERT_NE(low, nullptr) << p->name;
+    EXPECT_EQ(low->VectorTiers(), static_cast<int>(p->tiers.size())) << p->name;
+    for (int t = 0; t <= static_cast<int>(p->tiers.size()); t++) {
+      EmitEnv env;
+      env.port = p;
+      env.xtier = t;
+      Emitted e;
+      EXPECT_EQ(Emit(*low, prog, env, &e, &err), t < static_cast<int>(p->tiers.size())) << p->name << " tier " << t;
+    }
+  }
+}
+
 TEST(PortModel, StackCheckLengthIsTheLowerersForEveryFrame) {
   for (const PortInfo* p : AllPorts()) {
     ASSERT_NE(p->model.check_insns, nullptr) << p->name;

@@ -59,8 +59,13 @@ struct SavedReg {
   uint32_t offset;
   uint32_t size;  // bytes
   // For kVector: the extended-register tier (PortInfo::tiers) that saves
-  // it; asyncPreempt for tier t saves exactly the vectors of tier t.
+  // it; asyncPreempt for tier t saves exactly the vectors of tier t, and
+  // `vfill`/`vdump` reach exactly those, at full width (core/ir.h).
   uint8_t tier = 0;
+  // For kFlags: the bits `setflags IMM` sets from IMM (the register becomes
+  // IMM & setflags_mask) and the save-area checks compare. Never zero: every
+  // flag and control register asyncPreempt saves is checked.
+  uint64_t setflags_mask = 0;
 };
 
 // One tier of extended register state: the asyncPreempt variant that saves
@@ -179,11 +184,6 @@ struct PortInfo {
   ProbeCode (*pushcall_pair)();
 
   PortModel model;
-  // The flags register whose bits `setflags` sets and `flagsdump` stores,
-  // and the mask of those bits (amd64: rflags' CF PF AF ZF SF OF); empty
-  // where the port's flags are checked only through the save area.
-  std::string_view setflags_reg;
-  uint64_t setflags_mask = 0;
   // The host's disassembler for this port (lowering tests); "$TOOLS" in
   // `tool` is the tool directory.
   struct Objdump {
@@ -196,6 +196,15 @@ struct PortInfo {
   // cooperatively only).
   bool async_preemption() const { return has(kCapAsyncPreemption) && !saved_regs.empty(); }
 };
+
+// The port's flag and control registers (kind kFlags), in table order: what
+// `setflags` sets and `flagsdump` stores, the i-th in g[N+i] (core/ir.h).
+inline std::vector<const SavedReg*> FlagRegs(const PortInfo& p) {
+  std::vector<const SavedReg*> v;
+  for (const SavedReg& r : p.saved_regs)
+    if (r.kind == SavedReg::kFlags) v.push_back(&r);
+  return v;
+}
 
 // Every port known to this build (all of platforms/PORTS, on every host, in
 // the list's order). Each port registers itself from its port.cc.

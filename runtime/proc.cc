@@ -177,6 +177,8 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   env.wbflag = reinterpret_cast<uint64_t>(&wbflag_);
   for (size_t i = 0; i < kServiceEntries.size(); i++) env.service_fn[i] = reinterpret_cast<uint64_t>(kServiceEntries[i]);
   env.port = &NativePort();
+  xstate_tier_ = ChooseXTier();  // vfill and vdump reach the tier asyncPreempt saves
+  env.xtier = xstate_tier_;
   std::unique_ptr<Lowerer> low = NewLowerer(NativePort().name);
   if (!low) {
     *err = "no lowerer registered for port " + std::string(NativePort().name);

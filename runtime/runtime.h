@@ -193,7 +193,7 @@ class Runtime {
   uint64_t global(int i) const { return globals_[i].load(); }
   void set_global(int i, uint64_t v) { globals_[i].store(v); }
   // Vector dump area n (what `vdump n` stored), kVDumpBytes long.
-  const uint8_t* vdump(int n) const { return vdump_.get() + static_cast<size_t>(n) * 1024; }
+  const uint8_t* vdump(int n) const { return vdump_.get() + static_cast<size_t>(n) * ir::kVDumpBytes; }
   // The write-barrier-enabled flag `wb_store` tests.
   void set_wbflag(bool on) { wbflag_.store(on ? 1 : 0); }
   const Debug& debug() const { return debug_; }
@@ -381,6 +381,9 @@ class Runtime {
   uintptr_t async_preempt_entry_ = 0;
   size_t xstate_bytes_ = 0;
   int xstate_tier_ = 0;  // index into PortInfo::tiers
+  // What sp_clobber writes into the flag and control registers: every bit
+  // setflags controls.
+  uint64_t clobber_flags_[ir::kFlagsWords] = {};
   // Stop-the-world and forEachP.
   std::atomic<bool> gcwaiting_{false};
   std::atomic<int> stopped_ps_{0};
@@ -389,6 +392,10 @@ class Runtime {
   std::vector<bool> safe_point_pending_;
   std::atomic<int> safe_point_left_{0};
   void InitAsync();
+  // The tier of extended state this runtime saves (PortInfo::tiers), by the
+  // simd setting and the CPU: the highest whose conditions, and every lower
+  // tier's, hold.
+  int ChooseXTier();
   void SignalSetupM(M* m);
   void SchedSafePoints(M* m);  // in schedule(), mu_ held: STW and forEachP
 };

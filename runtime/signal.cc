@@ -41,8 +41,10 @@
 
 extern "C" {
 // The generated preempt.S of the native port: one asyncPreempt per tier of
-// extended state (PortInfo::tiers), in order, and the drop1 mutation.
+// extended state (PortInfo::tiers), in order, and the mutations: drop1, and
+// one half-vector variant per tier.
 extern const uintptr_t sp_asyncPreempt_tiers[];
+extern const uintptr_t sp_asyncPreempt_halfvec_tiers[];
 extern const uintptr_t sp_asyncPreempt_ntiers;
 void sp_asyncPreempt_drop1();
 [[noreturn]] void sp_asyncpreempt2_g0(safepoint::G* gp);
@@ -140,9 +142,8 @@ void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr) {
   siglongjmp(m->exit_jmp, 2);
 }
 
-void Runtime::InitAsync() {
+int Runtime::ChooseXTier() {
   const PortInfo& port = NativePort();
-  async_supported_ = port.async_preemption() && opts_.hooks.preempt_m_supported;
   if (port.tiers.empty() || sp_asyncPreempt_ntiers != port.tiers.size())
     Throw("the port's preempt.S and its tier table disagree (regenerate it with mkpreempt)");
   // The highest tier whose conditions, and every lower tier's, hold.
@@ -153,10 +154,19 @@ void Runtime::InitAsync() {
     if (!t.cpu_feature.empty() && !NativeContext::cpu_has(t.cpu_feature)) break;
     tier++;
   }
+  return static_cast<int>(tier);
+}
+
+void Runtime::InitAsync() {
+  const PortInfo& port = NativePort();
+  async_supported_ = port.async_preemption() && opts_.hooks.preempt_m_supported;
+  size_t tier = static_cast<size_t>(xstate_tier_);  // chosen by Load, before emitting vfill and vdump
   async_preempt_entry_ = sp_asyncPreempt_tiers[tier];
   if (opts_.mutations.drop_register) async_preempt_entry_ = reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1);
+  if (opts_.mutations.half_vector_save) async_preempt_entry_ = sp_asyncPreempt_halfvec_tiers[tier];
   xstate_bytes_ = port.tiers[tier].scratch_bytes;
-  xstate_tier_ = static_cast<int>(tier);
+  std::vector<const SavedReg*> flags = FlagRegs(port);
+  for (size_t i = 0; i < flags.size() && i < ir::kFlagsWords; i++) clobber_flags_[i] = flags[i]->setflags_mask;
   // asyncPreemptStack: asyncPreempt's frame, what its call into mcall puts
   // on the goroutine stack, and 8 words of slack, as Go computes it.
   async_preempt_stack_ = port.async_frame + port.mcall_frame + 8 * 8;
@@ -286,6 +296,11 @@ void Runtime::asyncPreempt2(G* gp) {
   }
   memcpy(gp->xstate.get(), m->p->xscratch, xstate_bytes_);
   gp->xstate_live = true;
+  // Whatever runs before the goroutine resumes may change its vector,
+  // flag and control registers; here they change for sure (every bit
+  // setflags controls set), so only what asyncPreempt restores survives
+  // (the save-area tests and the sweep rely on it).
+  sp_clobber(xstate_tier_, clobber_flags_);
   events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
   if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
   // suspendG's request: park for the scan instead of rescheduling.

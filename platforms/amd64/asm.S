@@ -104,4 +104,31 @@ sp_getsp:
 	ret
 	.size sp_getsp, .-sp_getsp
 
+	/* sp_clobber(tier, flags): every bit of tier %edi's vector registers
+	   (X0-X15; Y0-Y15; Z0-Z15 and K0-K7) set, as another goroutine's code
+	   might leave them (all are caller-saved in the SysV ABI). RFLAGS, the
+	   one flag register, the C++ code after the call changes anyway. */
+	.globl sp_clobber
+	.type sp_clobber, @function
+sp_clobber:
+	cmpl $1, %edi
+	je 1f
+	ja 2f
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	pcmpeqd %xmm\n, %xmm\n
+	.endr
+	ret
+1:	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	vcmpps $15, %ymm\n, %ymm\n, %ymm\n	/* TRUE_UQ: AVX, not AVX2 */
+	.endr
+	ret
+2:	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	vpternlogd $0xff, %zmm\n, %zmm\n, %zmm\n
+	.endr
+	.irp n, 0,1,2,3,4,5,6,7
+	kxnorq %k0, %k0, %k\n
+	.endr
+	ret
+	.size sp_clobber, .-sp_clobber
+
 	.section .note.GNU-stack,"",@progbits

@@ -19,6 +19,8 @@ struct Amd64Context {
   static bool cpu_has(std::string_view f) {
     if (f == "avx") return __builtin_cpu_supports("avx");
     if (f == "avx512f") return __builtin_cpu_supports("avx512f");
+    // KMOVQ (the mask registers at 64 bits) is AVX512BW's.
+    if (f == "avx512bw") return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
     return false;
   }
   static uintptr_t pc(const ucontext_t* uc) { return uc->uc_mcontext.gregs[REG_RIP]; }

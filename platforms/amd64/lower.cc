@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/offsets.h"
+#include "platforms/amd64/port.h"
 
 namespace safepoint {
 namespace {
@@ -84,9 +85,89 @@ void JmpReg(Asm& a, int r) {  // FF /4
   a.Bytes({0xFF, ModRM(3, 4, r)});
 }
 
+// vfill and vdump, by tier (PortInfo::tiers): 0 X0-X15 at 16*v, 1 Y0-Y15 at
+// 32*v, 2 Z0-Z15 at 64*v and K0-K7 at 1024 + 8*i; word w of the layout is
+// VectorPattern(SEED, w).
+constexpr int kTierXmm = 0, kTierYmm = 1, kTierZmm = 2, kTiers = 3;
+constexpr int kLanes[kTiers] = {2, 4, 8};  // 64-bit lanes of one register
+constexpr int kVecs = 16, kMasks = 8, kMaskBase = 1024;
+
+// X(v) bits 127:0 = words w, w+1, through R11: MOVQ R11, Xv (66 REX.W 0F
+// 6E /r), then PINSRQ $1, R11, Xv (66 REX.W 0F 3A 22 /r ib). Both are
+// legacy SSE: the register's bits above 127 stay as they are.
+void FillXmm(Asm& a, int v, int64_t seed, int w) {
+  uint8_t rex = static_cast<uint8_t>(0x49 | ((v >> 3) & 1) << 2);
+  MovImm64(a, kTmp, VectorPattern(seed, w));
+  a.Begin();
+  a.Bytes({0x66, rex, 0x0F, 0x6E, ModRM(3, v, kTmp)});
+  MovImm64(a, kTmp, VectorPattern(seed, w + 1));
+  a.Begin();
+  a.Bytes({0x66, rex, 0x0F, 0x3A, 0x22, ModRM(3, v, kTmp), 0x01});
+}
+// R̄ and B̄ of a VEX or EVEX prefix for vector register v (< 16) in both
+// ModRM.reg and ModRM.rm, register direct.
+uint8_t NotRB(int v) { return v < 8 ? 0xA0 : 0x00; }
+// VINSERTF128 $1, Xv, Yv, Yv (VEX.256.66.0F3A.W0 18 /r ib, AVX).
+void InsertHigh128(Asm& a, int v) {
+  a.Begin();
+  a.Bytes({0xC4, static_cast<uint8_t>(NotRB(v) | 0x43), static_cast<uint8_t>((~v & 0xF) << 3 | 0x05), 0x18,
+           ModRM(3, v, v), 0x01});
+}
+// VINSERTI32X4 $c, Xv, Zv, Zv (EVEX.512.66.0F3A.W0 38 /r ib, AVX512F).
+void InsertChunk128(Asm& a, int v, int c) {
+  a.Begin();
+  a.Bytes({0x62, static_cast<uint8_t>(NotRB(v) | 0x53), static_cast<uint8_t>((~v & 0xF) << 3 | 0x05), 0x48, 0x38,
+           ModRM(3, v, v), static_cast<uint8_t>(c)});
+}
+// A store of vector register v at disp32(R11): opcode bytes, then ModRM.
+void StoreVec(Asm& a, std::initializer_list<uint8_t> prefix_op, int v, int32_t disp) {
+  a.Begin();
+  a.Bytes(prefix_op);
+  a.Byte(ModRM(2, v, kTmp));
+  a.U32(static_cast<uint32_t>(disp));
+}
+
+void VFill(Asm& a, int tier, int64_t seed) {
+  int lanes = kLanes[tier];
+  for (int v = 0; v < kVecs; v++) {
+    int w = lanes * v;
+    // The upper 128-bit chunks first, each built in Xv and inserted; then
+    // the low chunk, whose legacy SSE moves keep the chunks above.
+    for (int c = lanes / 2 - 1; c >= 1; c--) {
+      FillXmm(a, v, seed, w + 2 * c);
+      tier == kTierYmm ? InsertHigh128(a, v) : InsertChunk128(a, v, c);
+    }
+    FillXmm(a, v, seed, w);
+  }
+  if (tier != kTierZmm) return;
+  for (int k = 0; k < kMasks; k++) {  // KMOVQ R11, Kk (VEX.L0.F2.0F.W1 92 /r, AVX512BW)
+    MovImm64(a, kTmp, VectorPattern(seed, kMaskBase / 8 + k));
+    a.Begin();
+    a.Bytes({0xC4, 0xC1, 0xFB, 0x92, ModRM(3, k, kTmp)});
+  }
+}
+
+void VDump(Asm& a, int tier) {
+  for (int v = 0; v < kVecs; v++) {
+    int32_t off = 8 * kLanes[tier] * v;
+    uint8_t r = v < 8 ? 0x80 : 0x00;  // R̄
+    if (tier == kTierXmm) {  // MOVDQU Xv, off(R11): F3 REX 0F 7F /r
+      StoreVec(a, {0xF3, static_cast<uint8_t>(0x41 | ((v >> 3) & 1) << 2), 0x0F, 0x7F}, v, off);
+    } else if (tier == kTierYmm) {  // VMOVDQU Yv, off(R11): VEX.256.F3.0F 7F /r
+      StoreVec(a, {0xC4, static_cast<uint8_t>(r | 0x41), 0x7E, 0x7F}, v, off);
+    } else {  // VMOVDQU64 Zv, off(R11): EVEX.512.F3.0F.W1 7F /r (disp32: no disp8*N)
+      StoreVec(a, {0x62, static_cast<uint8_t>(r | 0x51), 0xFE, 0x48, 0x7F}, v, off);
+    }
+  }
+  if (tier != kTierZmm) return;
+  for (int k = 0; k < kMasks; k++)  // KMOVQ Kk, off(R11): VEX.L0.0F.W1 91 /r
+    StoreVec(a, {0xC4, 0xC1, 0xF8, 0x91}, k, kMaskBase + 8 * k);
+}
+
 class Amd64Lowerer final : public Lowerer {
  public:
   int NumAllocatable() const override { return ir::kPortableRegs; }
+  int VectorTiers() const override { return kTiers; }
 
   int FrameSize(int locals, bool) const override { return locals; }
 
@@ -208,31 +289,18 @@ class Amd64Lowerer final : public Lowerer {
         }
         break;
       case Op::kVFill:
-        for (int v = 0; v < 16; v++) {
-          // MOVQ R11, Xv (66 REX.W 0F 6E /r) then PINSRQ $1, R11, Xv (66 REX.W 0F 3A 22 /r ib).
-          MovImm64(a, kTmp, VectorPattern(i.imm, v, 0));
-          a.Begin();
-          a.Bytes({0x66, static_cast<uint8_t>(0x49 | ((v >> 3) & 1) << 2), 0x0F, 0x6E, ModRM(3, v, kTmp)});
-          MovImm64(a, kTmp, VectorPattern(i.imm, v, 1));
-          a.Begin();
-          a.Bytes({0x66, static_cast<uint8_t>(0x49 | ((v >> 3) & 1) << 2), 0x0F, 0x3A, 0x22, ModRM(3, v, kTmp), 0x01});
-        }
+        VFill(a, env.xtier, i.imm);
         break;
       case Op::kVDump:
         MovImm64(a, kTmp, env.vdump + static_cast<uint64_t>(kVDumpBytes) * static_cast<uint64_t>(i.imm));
-        for (int v = 0; v < 16; v++) {  // MOVDQU Xv, 16v(R11): F3 [REX] 0F 7F /r
-          a.Begin();
-          a.Byte(0xF3);
-          a.Byte(static_cast<uint8_t>(0x41 | ((v >> 3) & 1) << 2));
-          a.Bytes({0x0F, 0x7F, ModRM(2, v, kTmp)});
-          a.U32(static_cast<uint32_t>(16 * v));
-        }
+        VDump(a, env.xtier);
         break;
       case Op::kSetFlags:
-        // PUSHQ $imm; POPFQ: only CF PF AF ZF SF OF (0x8D5).
+        // PUSHQ $imm; POPFQ: only CF PF AF ZF SF OF (rflags' setflags_mask,
+        // 0x8D5); the fixed and system bits stay as POPFQ leaves them.
         a.Begin();
         a.Byte(0x68);
-        a.U32(static_cast<uint32_t>(i.imm & 0x8D5));
+        a.U32(static_cast<uint32_t>(i.imm & FlagRegs(kAmd64Port)[0]->setflags_mask));
         a.Begin();
         a.Byte(0x9D);
         break;

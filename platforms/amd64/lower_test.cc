@@ -71,5 +71,73 @@ TEST(Amd64Lower, MatchesObjdump) {
   ExpectTable(e, "main.nosplit", false, true);
 }
 
+// vfill and vdump for each tier of extended state the port declares: the
+// full width of X0-X15, Y0-Y15, or Z0-Z15 and K0-K7, word w of the tier's
+// layout being VectorPattern(SEED, w); then setflags and flagsdump.
+std::vector<std::string> VectorOps(int tier) {
+  char buf[96];
+  auto hex = [&](uint64_t v) {
+    snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return std::string(buf);
+  };
+  const int lanes[] = {2, 4, 8};
+  const char* wide[] = {"xmm", "ymm", "zmm"};
+  std::vector<std::string> want;
+  for (int v = 0; v < 16; v++) {
+    std::string x = "xmm" + std::to_string(v), n = std::to_string(v);
+    auto fill = [&](int w) {  // X(v) = words w, w+1
+      want.push_back("movabs r11," + hex(VectorPattern(1, w)));
+      want.push_back("movq " + x + ",r11");
+      want.push_back("movabs r11," + hex(VectorPattern(1, w + 1)));
+      want.push_back("pinsrq " + x + ",r11,0x1");
+    };
+    for (int c = lanes[tier] / 2 - 1; c >= 1; c--) {
+      fill(lanes[tier] * v + 2 * c);
+      if (tier == 1) want.push_back("vinsertf128 ymm" + n + ",ymm" + n + "," + x + ",0x1");
+      if (tier == 2) want.push_back("vinserti32x4 zmm" + n + ",zmm" + n + "," + x + "," + hex(c));
+    }
+    fill(lanes[tier] * v);
+  }
+  if (tier == 2)
+    for (int k = 0; k < 8; k++) {
+      want.push_back("movabs r11," + hex(VectorPattern(1, 128 + k)));
+      want.push_back("kmovq k" + std::to_string(k) + ",r11");
+    }
+  want.push_back("movabs r11," + hex(TestEnv().vdump + 2 * kVDumpBytes));  // vdump 2
+  const char* ptr[] = {"movdqu XMMWORD PTR", "vmovdqu YMMWORD PTR", "vmovdqu64 ZMMWORD PTR"};
+  for (int v = 0; v < 16; v++)
+    want.push_back(std::string(ptr[tier]) + " [r11+" + hex(8 * lanes[tier] * v) + "]," + wide[tier] + std::to_string(v));
+  if (tier == 2)
+    for (int k = 0; k < 8; k++) want.push_back("kmovq QWORD PTR [r11+" + hex(1024 + 8 * k) + "],k" + std::to_string(k));
+  want.push_back("push 0x8c5");  // setflags 0xAD0A08C5: CF PF ZF SF OF of 0x8D5
+  want.push_back("popf");
+  want.push_back("movabs r11,0x1038");  // flagsdump g[7]
+  want.push_back("pushf");
+  want.push_back("pop QWORD PTR [r11]");
+  want.push_back("ret");
+  return want;
+}
+
+TEST(Amd64Lower, VectorsAtFullWidthInEveryTierAndFlags) {
+  ir::Program p;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram("func main.vec\n  vfill 1\n  vdump 2\n  setflags 0xAD0A08C5\n  flagsdump g[7]\n"
+                               "  ret\nend\n", &p, &err)) << err;
+  for (int tier = 0; tier < 3; tier++) {
+    EmitEnv env = TestEnv();
+    env.xtier = tier;
+    Emitted e;
+    ASSERT_TRUE(Emit(*NewAmd64Lowerer(), p, env, &e, &err)) << err;
+    SCOPED_TRACE("tier " + std::to_string(tier));
+    ExpectDisasm("amd64", e, "main.vec", VectorOps(tier));
+  }
+  // A tier the port does not declare is refused, not emitted.
+  EmitEnv env = TestEnv();
+  env.xtier = 3;
+  Emitted e;
+  EXPECT_FALSE(Emit(*NewAmd64Lowerer(), p, env, &e, &err));
+  EXPECT_EQ(err, "extended-state tier 3: the port's vfill and vdump know tiers 0..2");
+}
+
 }  // namespace
 }  // namespace safepoint

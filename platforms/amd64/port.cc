@@ -48,11 +48,13 @@ std::vector<SavedReg> Amd64SavedRegs() {
   std::vector<SavedReg> v;
   uint32_t off = 0;
   for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
-  v.push_back({"rflags", SavedReg::kFlags, 112, 8});
+  // setflags sets CF PF AF ZF SF OF (never DF, TF or the system bits).
+  v.push_back({"rflags", SavedReg::kFlags, 112, 8, 0, 0x8D5});
   v.push_back({"rbp", SavedReg::kGeneral, 120, 8});
   for (int i = 0; i < 16; i++) v.push_back({xmm[i], SavedReg::kVector, 16u * i, 16});
   for (int i = 0; i < 16; i++) v.push_back({ymm[i], SavedReg::kVector, 32u * i, 32, 1});
-  // Under simd on a CPU with AVX-512: Z0-Z15 (64 bytes) and the mask
+  // Under simd on a CPU with AVX-512 (F and BW: KMOVQ moves the mask
+  // registers at their full 64 bits): Z0-Z15 (64 bytes) and the mask
   // registers K0-K7, 1088 bytes: the 2.5 KiB the chapter says would not fit
   // a nosplit frame, which is why it lives off the stack.
   static const char* const zmm[] = {"zmm0", "zmm1", "zmm2",  "zmm3",  "zmm4",  "zmm5",  "zmm6",  "zmm7",
@@ -88,7 +90,7 @@ const PortInfo kAmd64Port = {
     .saved_regs = Amd64SavedRegs(),
     .ir_regs = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r12", "r13", "r15"},
     .async_frame = 136,
-    .tiers = {{"base", 256, false, ""}, {"simd", 512, true, "avx"}, {"simd-avx512", 1088, true, "avx512f"}},
+    .tiers = {{"base", 256, false, ""}, {"simd", 512, true, "avx"}, {"simd-avx512", 1088, true, "avx512bw"}},
     .pushcall_bytes = 8,
     .mcall_frame = 8,
     .counting = Counting,
@@ -98,8 +100,6 @@ const PortInfo kAmd64Port = {
               .regtmp_restartable = false, .regtmp_ops = 0, .max_sequence_bytes = 0,
               // rel32, counted from the end of a 6-byte Jcc or a 5-byte JMP
               .branch_reach = {(int64_t{1} << 31) - 8, (int64_t{1} << 31) - 8}},
-    .setflags_reg = "rflags",
-    .setflags_mask = 0x8D5,
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
 };
 SAFEPOINT_REGISTER_PORT(kAmd64Port);

@@ -343,6 +343,268 @@ sp_asyncPreempt_drop1:
 	ret
 	.size sp_asyncPreempt_drop1, .-sp_asyncPreempt_drop1
 
+	.globl sp_asyncPreempt_halfvec
+	.type sp_asyncPreempt_halfvec, @function
+sp_asyncPreempt_halfvec:
+	leaq -128(%rsp), %rsp
+	movq %rax, 0(%rsp)
+	movq %rcx, 8(%rsp)
+	movq %rdx, 16(%rsp)
+	movq %rbx, 24(%rsp)
+	movq %rsi, 32(%rsp)
+	movq %rdi, 40(%rsp)
+	movq %r8, 48(%rsp)
+	movq %r9, 56(%rsp)
+	movq %r10, 64(%rsp)
+	movq %r11, 72(%rsp)
+	movq %r12, 80(%rsp)
+	movq %r13, 88(%rsp)
+	movq %r14, 96(%rsp)
+	movq %r15, 104(%rsp)
+	movq %rbp, 120(%rsp)
+	pushfq
+	popq %rax
+	movq %rax, 112(%rsp)
+	movq G_M(%r14), %rax
+	movq M_P(%rax), %rax
+	movq %xmm0, P_XSCRATCH+0(%rax)
+	movq %xmm1, P_XSCRATCH+16(%rax)
+	movq %xmm2, P_XSCRATCH+32(%rax)
+	movq %xmm3, P_XSCRATCH+48(%rax)
+	movq %xmm4, P_XSCRATCH+64(%rax)
+	movq %xmm5, P_XSCRATCH+80(%rax)
+	movq %xmm6, P_XSCRATCH+96(%rax)
+	movq %xmm7, P_XSCRATCH+112(%rax)
+	movq %xmm8, P_XSCRATCH+128(%rax)
+	movq %xmm9, P_XSCRATCH+144(%rax)
+	movq %xmm10, P_XSCRATCH+160(%rax)
+	movq %xmm11, P_XSCRATCH+176(%rax)
+	movq %xmm12, P_XSCRATCH+192(%rax)
+	movq %xmm13, P_XSCRATCH+208(%rax)
+	movq %xmm14, P_XSCRATCH+224(%rax)
+	movq %xmm15, P_XSCRATCH+240(%rax)
+	leaq sp_asyncpreempt2_g0(%rip), %rdi
+	call sp_mcall
+	movq G_M(%r14), %rax
+	movq M_P(%rax), %rax
+	movq P_XSCRATCH+240(%rax), %xmm15
+	movq P_XSCRATCH+224(%rax), %xmm14
+	movq P_XSCRATCH+208(%rax), %xmm13
+	movq P_XSCRATCH+192(%rax), %xmm12
+	movq P_XSCRATCH+176(%rax), %xmm11
+	movq P_XSCRATCH+160(%rax), %xmm10
+	movq P_XSCRATCH+144(%rax), %xmm9
+	movq P_XSCRATCH+128(%rax), %xmm8
+	movq P_XSCRATCH+112(%rax), %xmm7
+	movq P_XSCRATCH+96(%rax), %xmm6
+	movq P_XSCRATCH+80(%rax), %xmm5
+	movq P_XSCRATCH+64(%rax), %xmm4
+	movq P_XSCRATCH+48(%rax), %xmm3
+	movq P_XSCRATCH+32(%rax), %xmm2
+	movq P_XSCRATCH+16(%rax), %xmm1
+	movq P_XSCRATCH+0(%rax), %xmm0
+	movq 112(%rsp), %rax
+	pushq %rax
+	popfq
+	movq 120(%rsp), %rbp
+	movq 104(%rsp), %r15
+	movq 96(%rsp), %r14
+	movq 88(%rsp), %r13
+	movq 80(%rsp), %r12
+	movq 72(%rsp), %r11
+	movq 64(%rsp), %r10
+	movq 56(%rsp), %r9
+	movq 48(%rsp), %r8
+	movq 40(%rsp), %rdi
+	movq 32(%rsp), %rsi
+	movq 24(%rsp), %rbx
+	movq 16(%rsp), %rdx
+	movq 8(%rsp), %rcx
+	movq 0(%rsp), %rax
+	leaq 128(%rsp), %rsp
+	ret
+	.size sp_asyncPreempt_halfvec, .-sp_asyncPreempt_halfvec
+
+	.globl sp_asyncPreempt_simd_halfvec
+	.type sp_asyncPreempt_simd_halfvec, @function
+sp_asyncPreempt_simd_halfvec:
+	leaq -128(%rsp), %rsp
+	movq %rax, 0(%rsp)
+	movq %rcx, 8(%rsp)
+	movq %rdx, 16(%rsp)
+	movq %rbx, 24(%rsp)
+	movq %rsi, 32(%rsp)
+	movq %rdi, 40(%rsp)
+	movq %r8, 48(%rsp)
+	movq %r9, 56(%rsp)
+	movq %r10, 64(%rsp)
+	movq %r11, 72(%rsp)
+	movq %r12, 80(%rsp)
+	movq %r13, 88(%rsp)
+	movq %r14, 96(%rsp)
+	movq %r15, 104(%rsp)
+	movq %rbp, 120(%rsp)
+	pushfq
+	popq %rax
+	movq %rax, 112(%rsp)
+	movq G_M(%r14), %rax
+	movq M_P(%rax), %rax
+	movdqu %xmm0, P_XSCRATCH+0(%rax)
+	movdqu %xmm1, P_XSCRATCH+32(%rax)
+	movdqu %xmm2, P_XSCRATCH+64(%rax)
+	movdqu %xmm3, P_XSCRATCH+96(%rax)
+	movdqu %xmm4, P_XSCRATCH+128(%rax)
+	movdqu %xmm5, P_XSCRATCH+160(%rax)
+	movdqu %xmm6, P_XSCRATCH+192(%rax)
+	movdqu %xmm7, P_XSCRATCH+224(%rax)
+	movdqu %xmm8, P_XSCRATCH+256(%rax)
+	movdqu %xmm9, P_XSCRATCH+288(%rax)
+	movdqu %xmm10, P_XSCRATCH+320(%rax)
+	movdqu %xmm11, P_XSCRATCH+352(%rax)
+	movdqu %xmm12, P_XSCRATCH+384(%rax)
+	movdqu %xmm13, P_XSCRATCH+416(%rax)
+	movdqu %xmm14, P_XSCRATCH+448(%rax)
+	movdqu %xmm15, P_XSCRATCH+480(%rax)
+	leaq sp_asyncpreempt2_g0(%rip), %rdi
+	call sp_mcall
+	movq G_M(%r14), %rax
+	movq M_P(%rax), %rax
+	movdqu P_XSCRATCH+480(%rax), %xmm15
+	movdqu P_XSCRATCH+448(%rax), %xmm14
+	movdqu P_XSCRATCH+416(%rax), %xmm13
+	movdqu P_XSCRATCH+384(%rax), %xmm12
+	movdqu P_XSCRATCH+352(%rax), %xmm11
+	movdqu P_XSCRATCH+320(%rax), %xmm10
+	movdqu P_XSCRATCH+288(%rax), %xmm9
+	movdqu P_XSCRATCH+256(%rax), %xmm8
+	movdqu P_XSCRATCH+224(%rax), %xmm7
+	movdqu P_XSCRATCH+192(%rax), %xmm6
+	movdqu P_XSCRATCH+160(%rax), %xmm5
+	movdqu P_XSCRATCH+128(%rax), %xmm4
+	movdqu P_XSCRATCH+96(%rax), %xmm3
+	movdqu P_XSCRATCH+64(%rax), %xmm2
+	movdqu P_XSCRATCH+32(%rax), %xmm1
+	movdqu P_XSCRATCH+0(%rax), %xmm0
+	movq 112(%rsp), %rax
+	pushq %rax
+	popfq
+	movq 120(%rsp), %rbp
+	movq 104(%rsp), %r15
+	movq 96(%rsp), %r14
+	movq 88(%rsp), %r13
+	movq 80(%rsp), %r12
+	movq 72(%rsp), %r11
+	movq 64(%rsp), %r10
+	movq 56(%rsp), %r9
+	movq 48(%rsp), %r8
+	movq 40(%rsp), %rdi
+	movq 32(%rsp), %rsi
+	movq 24(%rsp), %rbx
+	movq 16(%rsp), %rdx
+	movq 8(%rsp), %rcx
+	movq 0(%rsp), %rax
+	leaq 128(%rsp), %rsp
+	ret
+	.size sp_asyncPreempt_simd_halfvec, .-sp_asyncPreempt_simd_halfvec
+
+	.globl sp_asyncPreempt_simd_avx512_halfvec
+	.type sp_asyncPreempt_simd_avx512_halfvec, @function
+sp_asyncPreempt_simd_avx512_halfvec:
+	leaq -128(%rsp), %rsp
+	movq %rax, 0(%rsp)
+	movq %rcx, 8(%rsp)
+	movq %rdx, 16(%rsp)
+	movq %rbx, 24(%rsp)
+	movq %rsi, 32(%rsp)
+	movq %rdi, 40(%rsp)
+	movq %r8, 48(%rsp)
+	movq %r9, 56(%rsp)
+	movq %r10, 64(%rsp)
+	movq %r11, 72(%rsp)
+	movq %r12, 80(%rsp)
+	movq %r13, 88(%rsp)
+	movq %r14, 96(%rsp)
+	movq %r15, 104(%rsp)
+	movq %rbp, 120(%rsp)
+	pushfq
+	popq %rax
+	movq %rax, 112(%rsp)
+	movq G_M(%r14), %rax
+	movq M_P(%rax), %rax
+	vmovdqu %ymm0, P_XSCRATCH+0(%rax)
+	vmovdqu %ymm1, P_XSCRATCH+64(%rax)
+	vmovdqu %ymm2, P_XSCRATCH+128(%rax)
+	vmovdqu %ymm3, P_XSCRATCH+192(%rax)
+	vmovdqu %ymm4, P_XSCRATCH+256(%rax)
+	vmovdqu %ymm5, P_XSCRATCH+320(%rax)
+	vmovdqu %ymm6, P_XSCRATCH+384(%rax)
+	vmovdqu %ymm7, P_XSCRATCH+448(%rax)
+	vmovdqu %ymm8, P_XSCRATCH+512(%rax)
+	vmovdqu %ymm9, P_XSCRATCH+576(%rax)
+	vmovdqu %ymm10, P_XSCRATCH+640(%rax)
+	vmovdqu %ymm11, P_XSCRATCH+704(%rax)
+	vmovdqu %ymm12, P_XSCRATCH+768(%rax)
+	vmovdqu %ymm13, P_XSCRATCH+832(%rax)
+	vmovdqu %ymm14, P_XSCRATCH+896(%rax)
+	vmovdqu %ymm15, P_XSCRATCH+960(%rax)
+	kmovd %k0, P_XSCRATCH+1024(%rax)
+	kmovd %k1, P_XSCRATCH+1032(%rax)
+	kmovd %k2, P_XSCRATCH+1040(%rax)
+	kmovd %k3, P_XSCRATCH+1048(%rax)
+	kmovd %k4, P_XSCRATCH+1056(%rax)
+	kmovd %k5, P_XSCRATCH+1064(%rax)
+	kmovd %k6, P_XSCRATCH+1072(%rax)
+	kmovd %k7, P_XSCRATCH+1080(%rax)
+	leaq sp_asyncpreempt2_g0(%rip), %rdi
+	call sp_mcall
+	movq G_M(%r14), %rax
+	movq M_P(%rax), %rax
+	kmovd P_XSCRATCH+1080(%rax), %k7
+	kmovd P_XSCRATCH+1072(%rax), %k6
+	kmovd P_XSCRATCH+1064(%rax), %k5
+	kmovd P_XSCRATCH+1056(%rax), %k4
+	kmovd P_XSCRATCH+1048(%rax), %k3
+	kmovd P_XSCRATCH+1040(%rax), %k2
+	kmovd P_XSCRATCH+1032(%rax), %k1
+	kmovd P_XSCRATCH+1024(%rax), %k0
+	vmovdqu P_XSCRATCH+960(%rax), %ymm15
+	vmovdqu P_XSCRATCH+896(%rax), %ymm14
+	vmovdqu P_XSCRATCH+832(%rax), %ymm13
+	vmovdqu P_XSCRATCH+768(%rax), %ymm12
+	vmovdqu P_XSCRATCH+704(%rax), %ymm11
+	vmovdqu P_XSCRATCH+640(%rax), %ymm10
+	vmovdqu P_XSCRATCH+576(%rax), %ymm9
+	vmovdqu P_XSCRATCH+512(%rax), %ymm8
+	vmovdqu P_XSCRATCH+448(%rax), %ymm7
+	vmovdqu P_XSCRATCH+384(%rax), %ymm6
+	vmovdqu P_XSCRATCH+320(%rax), %ymm5
+	vmovdqu P_XSCRATCH+256(%rax), %ymm4
+	vmovdqu P_XSCRATCH+192(%rax), %ymm3
+	vmovdqu P_XSCRATCH+128(%rax), %ymm2
+	vmovdqu P_XSCRATCH+64(%rax), %ymm1
+	vmovdqu P_XSCRATCH+0(%rax), %ymm0
+	movq 112(%rsp), %rax
+	pushq %rax
+	popfq
+	movq 120(%rsp), %rbp
+	movq 104(%rsp), %r15
+	movq 96(%rsp), %r14
+	movq 88(%rsp), %r13
+	movq 80(%rsp), %r12
+	movq 72(%rsp), %r11
+	movq 64(%rsp), %r10
+	movq 56(%rsp), %r9
+	movq 48(%rsp), %r8
+	movq 40(%rsp), %rdi
+	movq 32(%rsp), %rsi
+	movq 24(%rsp), %rbx
+	movq 16(%rsp), %rdx
+	movq 8(%rsp), %rcx
+	movq 0(%rsp), %rax
+	leaq 128(%rsp), %rsp
+	ret
+	.size sp_asyncPreempt_simd_avx512_halfvec, .-sp_asyncPreempt_simd_avx512_halfvec
+
 	.section .data.rel.ro
 	.p2align 3
 	.globl sp_asyncPreempt_tiers
@@ -350,6 +612,11 @@ sp_asyncPreempt_tiers:
 	.quad sp_asyncPreempt
 	.quad sp_asyncPreempt_simd
 	.quad sp_asyncPreempt_simd_avx512
+	.globl sp_asyncPreempt_halfvec_tiers
+sp_asyncPreempt_halfvec_tiers:
+	.quad sp_asyncPreempt_halfvec
+	.quad sp_asyncPreempt_simd_halfvec
+	.quad sp_asyncPreempt_simd_avx512_halfvec
 	.globl sp_asyncPreempt_ntiers
 sp_asyncPreempt_ntiers:
 	.quad 3

@@ -132,4 +132,28 @@ sp_getsp:
 	ret
 	.size sp_getsp, .-sp_getsp
 
+	/* sp_clobber(tier, flags): every bit of V0-V7 and V16-V31 set, and the
+	   upper 64 bits of V8-V15 (AAPCS64 keeps their low 64 bits
+	   callee-saved), as another goroutine's code might leave them; NZCV,
+	   FPSR, FPCR = flags[0..2] (the table's order). */
+	.globl sp_clobber
+	.type sp_clobber, @function
+	.p2align 2
+sp_clobber:
+	.irp n, 0,1,2,3,4,5,6,7,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	movi v\n\().2d, #0xffffffffffffffff
+	.endr
+	mov x9, #-1
+	.irp n, 8,9,10,11,12,13,14,15
+	mov v\n\().d[1], x9
+	.endr
+	ldr x9, [x1]
+	msr nzcv, x9
+	ldr x9, [x1, #8]
+	msr fpsr, x9
+	ldr x9, [x1, #16]
+	msr fpcr, x9
+	ret
+	.size sp_clobber, .-sp_clobber
+
 	.section .note.GNU-stack,"",@progbits

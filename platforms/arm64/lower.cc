@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "core/offsets.h"
+#include "platforms/arm64/port.h"
 
 namespace safepoint {
 namespace {
@@ -96,9 +97,12 @@ constexpr uint32_t FmovVHiX(int vd, int rn) { return 0x9EAF0000u | rn << 5 | vd;
 constexpr uint32_t StpQ(int rt, int rt2, int rn, uint32_t off) {
   return 0xAD000000u | ((off / 16) & 0x7f) << 15 | rt2 << 10 | rn << 5 | rt;
 }
-// MRS Xt, NZCV and MSR NZCV, Xt.
-constexpr uint32_t MrsNzcv(int rt) { return 0xD53B4200u | rt; }
-constexpr uint32_t MsrNzcv(int rt) { return 0xD51B4200u | rt; }
+// MRS Xt, <reg> and MSR <reg>, Xt for the flag and control registers
+// asyncPreempt saves (op0=3 op1=3 CRn=4: NZCV CRm=2 op2=0, FPCR CRm=4
+// op2=0, FPSR CRm=4 op2=1), by their names in the port's table.
+uint32_t SysReg(std::string_view name) { return name == "nzcv" ? 0x4200u : name == "fpcr" ? 0x4400u : 0x4420u; }
+uint32_t Mrs(int rt, std::string_view reg) { return 0xD53B0000u | SysReg(reg) | rt; }
+uint32_t Msr(std::string_view reg, int rt) { return 0xD51B0000u | SysReg(reg) | rt; }
 
 void Branch(Asm& a, uint32_t insn, int label, FixKind kind) {
   a.Insn32(insn);
@@ -183,6 +187,7 @@ uint64_t Global(const EmitEnv& env, int64_t n) { return env.globals + 8 * static
 
 class Arm64Lowerer final : public Lowerer {
  public:
+  int VectorTiers() const override { return 1; }  // Q0-Q31
   int NumAllocatable() const override { return ir::kPortableRegs; }
 
   int FrameSize(int locals, bool leaf) const override {
@@ -345,11 +350,12 @@ class Arm64Lowerer final : public Lowerer {
         for (int r = 0; r < ir::kPortableRegs; r++) ThroughTmp(a, ctx, Global(env, i.imm + r), Str(kRegs[r], kTmp, 0));
         break;
       case Op::kVFill:
-        // V0-V31 through X16 (saved by asyncPreempt: ordinary safe points).
+        // V0-V31 through X16 (saved by asyncPreempt: ordinary safe points):
+        // Qv is words 2v, 2v+1 of the layout (Qv at 16*v).
         for (int v = 0; v < 32; v++) {
-          MovImm(a, X16, VectorPattern(i.imm, v, 0));
+          MovImm(a, X16, VectorPattern(i.imm, 2 * v));
           a.Insn32(FmovDX(v, X16));
-          MovImm(a, X16, VectorPattern(i.imm, v, 1));
+          MovImm(a, X16, VectorPattern(i.imm, 2 * v + 1));
           a.Insn32(FmovVHiX(v, X16));
         }
         break;
@@ -359,19 +365,23 @@ class Arm64Lowerer final : public Lowerer {
         for (int v = 0; v < 32; v += 2) a.Insn32(StpQ(v, v + 1, X16, 16u * v));
         break;
       case Op::kSetFlags:
-        // NZCV = the low four bits of IMM (N=8 Z=4 C=2 V=1), through X16.
-        MovImm(a, X16, (static_cast<uint64_t>(i.imm) & 0xF) << 28);
-        a.Insn32(MsrNzcv(X16));
+        // NZCV, FPSR, FPCR = IMM & each one's setflags_mask, through X16.
+        for (const SavedReg* f : FlagRegs(kArm64Port)) {
+          MovImm(a, X16, static_cast<uint64_t>(i.imm) & f->setflags_mask);
+          a.Insn32(Msr(f->name, X16));
+        }
         break;
       case Op::kFlagsDump:
-        // g[N] = NZCV: the MRS, the address in X27 and the store are one
-        // restartable sequence (at most 1 + 3 + 1 instructions: user
-        // addresses have a zero top halfword).
-        BeginRestart(a, ctx);
-        a.Insn32(MrsNzcv(X16));
-        MovImm(a, kTmp, Global(env, i.imm));
-        a.Insn32(Str(X16, kTmp, 0));
-        EndRestart(a, ctx);
+        // g[N+k] = the k-th of NZCV, FPSR, FPCR: each MRS, the address in
+        // X27 and the store are one restartable sequence (at most 1 + 3 + 1
+        // instructions: user addresses have a zero top halfword).
+        for (size_t k = 0; k < FlagRegs(kArm64Port).size(); k++) {
+          BeginRestart(a, ctx);
+          a.Insn32(Mrs(X16, FlagRegs(kArm64Port)[k]->name));
+          MovImm(a, kTmp, Global(env, i.imm + static_cast<int64_t>(k)));
+          a.Insn32(Str(X16, kTmp, 0));
+          EndRestart(a, ctx);
+        }
         break;
       case Op::kService:
         if (i.service == ir::Service::kGo) {

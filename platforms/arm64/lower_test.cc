@@ -409,9 +409,10 @@ std::vector<std::string> MovLines(int reg, uint64_t v) {
 
 // The operations that exist for asynchronous preemption's tests: atomics and
 // write barriers are unsafe as a whole, an explicit REGTMP use is unsafe,
-// dumpregs is one restartable sequence per register, flagsdump one in all;
-// vfill, vdump and setflags work through X16 (saved by asyncPreempt) and are
-// ordinary safe points.
+// dumpregs is one restartable sequence per register, flagsdump one per flag
+// register (NZCV, FPSR, FPCR); vfill, vdump and setflags work through X16
+// (saved by asyncPreempt) and are ordinary safe points. vfill sets all 128
+// bits of each V register (Qv is words 2v, 2v+1 of the layout).
 TEST(Arm64Lower, AtomicsBarriersAndDumps) {
   ir::Program p;
   std::string err;
@@ -426,7 +427,7 @@ func main.ops
   endinline
   vfill 1
   vdump 0
-  setflags 3
+  setflags 0xAD0A08C5
   flagsdump g[7]
   ret
 end
@@ -461,9 +462,9 @@ end
   want.push_back("add x0, x0, #0x1");
   // vfill 1: V0-V31, each half through X16.
   for (int v = 0; v < 32; v++) {
-    for (const std::string& l : MovLines(16, VectorPattern(1, v, 0))) want.push_back(l);
+    for (const std::string& l : MovLines(16, VectorPattern(1, 2 * v))) want.push_back(l);
     want.push_back("fmov d" + std::to_string(v) + ", x16");
-    for (const std::string& l : MovLines(16, VectorPattern(1, v, 1))) want.push_back(l);
+    for (const std::string& l : MovLines(16, VectorPattern(1, 2 * v + 1))) want.push_back(l);
     want.push_back("fmov v" + std::to_string(v) + ".d[1], x16");
   }
   // vdump 0: the area's address in X16, V0-V31 in pairs.
@@ -472,18 +473,26 @@ end
   for (int v = 2; v < 32; v += 2)
     want.push_back("stp q" + std::to_string(v) + ", q" + std::to_string(v + 1) + ", [x16, #" + std::to_string(16 * v) +
                    "]");
-  want.push_back("mov x16, #0x30000000");  // setflags 3: N=0 Z=0 C=1 V=1 in bits 31..28
-  want.push_back("msr nzcv, x16");
-  uint32_t flagsdump = 4 * static_cast<uint32_t>(want.size());
-  want.push_back("mrs x16, nzcv");         // flagsdump g[7]
-  want.push_back("mov x27, #0x1038");
-  want.push_back("str x16, [x27]");
+  // setflags 0xAD0A08C5: NZCV N and C; FPSR IOC OFC IDC QC; FPCR FZ AHP.
+  const std::pair<const char*, uint64_t> flags[] = {{"nzcv", 0xA0000000}, {"fpsr", 0x08000085}, {"fpcr", 0x05000000}};
+  for (const auto& [reg, value] : flags) {
+    for (const std::string& l : MovLines(16, value)) want.push_back(l);
+    want.push_back(std::string("msr ") + reg + ", x16");
+  }
+  Restarts dumps;
+  for (uint32_t r = 0; r < 12; r++) dumps.push_back({0x38 + 8 * r, 0x40 + 8 * r});
+  for (int k = 0; k < 3; k++) {  // flagsdump g[7]: g[7+k] = the k-th flag register
+    uint32_t at = 4 * static_cast<uint32_t>(want.size());
+    dumps.push_back({at, at + 12});  // one sequence each, MRS included
+    want.push_back(std::string("mrs x16, ") + flags[k].first);
+    char addr[32];
+    snprintf(addr, sizeof addr, "mov x27, #0x%x", 0x1038 + 8 * k);
+    want.push_back(addr);
+    want.push_back("str x16, [x27]");
+  }
   want.push_back("ret");
   ExpectA64(e, "main.ops", want);
   EXPECT_EQ(UnsafeOf(e, "main.ops"), (Restarts{{0x0, 0x14}, {0x14, 0x30}, {0x30, 0x38}}));
-  Restarts dumps;
-  for (uint32_t r = 0; r < 12; r++) dumps.push_back({0x38 + 8 * r, 0x40 + 8 * r});
-  dumps.push_back({flagsdump, flagsdump + 12});  // flagsdump: one sequence, MRS included
   EXPECT_EQ(RestartsOf(e, "main.ops"), dumps);
   const FuncInfo* f = e.table.Find("main.ops");
   ASSERT_EQ(f->inlines.size(), 1u);
@@ -513,6 +522,12 @@ end
       "str x1, [x27]",
       "mrs x16, nzcv",
       "mov x27, #0x1038",               // &g[7]
+      "str x16, [x27]",
+      "mrs x16, fpsr",
+      "mov x27, #0x1040",               // &g[8]
+      "str x16, [x27]",
+      "mrs x16, fpcr",
+      "mov x27, #0x1048",               // &g[9]
       "str x16, [x27]",
       "ret",
   });

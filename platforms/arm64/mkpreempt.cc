@@ -36,6 +36,13 @@ void Transfer(const Regs& in, const char* base, bool load) {
   }
 }
 
+// The half-vector mutation: Dn, the low 64 bits of Qn, at Qn's offset (a
+// load of Dn clears the upper half: it is lost either way).
+void LowHalves(const Regs& regs, bool load) {
+  for (const SavedReg* r : regs)
+    printf("\t%s d%s, [x0, #%u]\n", load ? "ldr" : "str", std::string(r->name.substr(1)).c_str(), r->offset);
+}
+
 uint32_t ResumeOffset() {
   for (const SavedReg& r : kArm64Port.saved_regs)
     if (r.name == "lr") return r.offset;
@@ -56,12 +63,16 @@ class Arm64Spelling : public PreemptSpelling {
     printf("\tmrs x0, %s\n\tstr x0, [sp, #%u]\n", std::string(f.name).c_str(), f.offset);
   }
   void LoadScratchBase() override { printf("\tldr x0, [x28, #G_M]\n\tldr x0, [x0, #M_P]\n\tadd x0, x0, #P_XSCRATCH\n"); }
-  void SaveVectors(const Regs& regs) override { Transfer(regs, "x0", false); }
+  void SaveVectors(const Regs& regs, bool low_half) override {
+    low_half ? LowHalves(regs, false) : Transfer(regs, "x0", false);
+  }
   // sp_mcall records sched.sp = SP (the frame base) and sched.pc = LR.
   void CallAsyncPreempt2() override {
     printf("\tadrp x0, sp_asyncpreempt2_g0\n\tadd x0, x0, :lo12:sp_asyncpreempt2_g0\n\tbl sp_mcall\n");
   }
-  void RestoreVectors(const Regs& regs) override { Transfer(regs, "x0", true); }
+  void RestoreVectors(const Regs& regs, bool low_half) override {
+    low_half ? LowHalves(regs, true) : Transfer(regs, "x0", true);
+  }
   void RestoreFlags(const SavedReg& f) override {
     printf("\tldr x0, [sp, #%u]\n\tmsr %s, x0\n", f.offset, std::string(f.name).c_str());
   }

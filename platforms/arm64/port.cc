@@ -61,9 +61,12 @@ std::vector<SavedReg> Arm64SavedRegs() {
   v.push_back({"lr", SavedReg::kGeneral, 0, 8});
   uint32_t off = 8;
   for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
-  v.push_back({"nzcv", SavedReg::kFlags, 216, 8});
-  v.push_back({"fpsr", SavedReg::kFlags, 224, 8});
-  v.push_back({"fpcr", SavedReg::kFlags, 232, 8});
+  // setflags sets N Z C V (bits 31..28); FPSR's cumulative exception bits
+  // IOC DZC OFC UFC IXC IDC (0..4, 7) and QC (27); FPCR's FZ, DN and AHP
+  // (24..26), never its rounding mode or trap enables.
+  v.push_back({"nzcv", SavedReg::kFlags, 216, 8, 0, 0xF0000000});
+  v.push_back({"fpsr", SavedReg::kFlags, 224, 8, 0, 0x0800009F});
+  v.push_back({"fpcr", SavedReg::kFlags, 232, 8, 0, 0x07000000});
   for (int i = 0; i < 32; i++) v.push_back({q[i], SavedReg::kVector, 16u * i, 16});
   return v;
 }

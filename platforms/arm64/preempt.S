@@ -183,11 +183,137 @@ sp_asyncPreempt_drop1:
 	br x27
 	.size sp_asyncPreempt_drop1, .-sp_asyncPreempt_drop1
 
+	.globl sp_asyncPreempt_halfvec
+	.type sp_asyncPreempt_halfvec, @function
+	.p2align 2
+sp_asyncPreempt_halfvec:
+	sub sp, sp, #240
+	str x30, [sp, #0]
+	stp x0, x1, [sp, #8]
+	stp x2, x3, [sp, #24]
+	stp x4, x5, [sp, #40]
+	stp x6, x7, [sp, #56]
+	stp x8, x9, [sp, #72]
+	stp x10, x11, [sp, #88]
+	stp x12, x13, [sp, #104]
+	stp x14, x15, [sp, #120]
+	stp x16, x17, [sp, #136]
+	stp x19, x20, [sp, #152]
+	stp x21, x22, [sp, #168]
+	stp x23, x24, [sp, #184]
+	stp x25, x26, [sp, #200]
+	mrs x0, nzcv
+	str x0, [sp, #216]
+	mrs x0, fpsr
+	str x0, [sp, #224]
+	mrs x0, fpcr
+	str x0, [sp, #232]
+	ldr x0, [x28, #G_M]
+	ldr x0, [x0, #M_P]
+	add x0, x0, #P_XSCRATCH
+	str d0, [x0, #0]
+	str d1, [x0, #16]
+	str d2, [x0, #32]
+	str d3, [x0, #48]
+	str d4, [x0, #64]
+	str d5, [x0, #80]
+	str d6, [x0, #96]
+	str d7, [x0, #112]
+	str d8, [x0, #128]
+	str d9, [x0, #144]
+	str d10, [x0, #160]
+	str d11, [x0, #176]
+	str d12, [x0, #192]
+	str d13, [x0, #208]
+	str d14, [x0, #224]
+	str d15, [x0, #240]
+	str d16, [x0, #256]
+	str d17, [x0, #272]
+	str d18, [x0, #288]
+	str d19, [x0, #304]
+	str d20, [x0, #320]
+	str d21, [x0, #336]
+	str d22, [x0, #352]
+	str d23, [x0, #368]
+	str d24, [x0, #384]
+	str d25, [x0, #400]
+	str d26, [x0, #416]
+	str d27, [x0, #432]
+	str d28, [x0, #448]
+	str d29, [x0, #464]
+	str d30, [x0, #480]
+	str d31, [x0, #496]
+	adrp x0, sp_asyncpreempt2_g0
+	add x0, x0, :lo12:sp_asyncpreempt2_g0
+	bl sp_mcall
+	ldr x0, [x28, #G_M]
+	ldr x0, [x0, #M_P]
+	add x0, x0, #P_XSCRATCH
+	ldr d31, [x0, #496]
+	ldr d30, [x0, #480]
+	ldr d29, [x0, #464]
+	ldr d28, [x0, #448]
+	ldr d27, [x0, #432]
+	ldr d26, [x0, #416]
+	ldr d25, [x0, #400]
+	ldr d24, [x0, #384]
+	ldr d23, [x0, #368]
+	ldr d22, [x0, #352]
+	ldr d21, [x0, #336]
+	ldr d20, [x0, #320]
+	ldr d19, [x0, #304]
+	ldr d18, [x0, #288]
+	ldr d17, [x0, #272]
+	ldr d16, [x0, #256]
+	ldr d15, [x0, #240]
+	ldr d14, [x0, #224]
+	ldr d13, [x0, #208]
+	ldr d12, [x0, #192]
+	ldr d11, [x0, #176]
+	ldr d10, [x0, #160]
+	ldr d9, [x0, #144]
+	ldr d8, [x0, #128]
+	ldr d7, [x0, #112]
+	ldr d6, [x0, #96]
+	ldr d5, [x0, #80]
+	ldr d4, [x0, #64]
+	ldr d3, [x0, #48]
+	ldr d2, [x0, #32]
+	ldr d1, [x0, #16]
+	ldr d0, [x0, #0]
+	ldr x0, [sp, #232]
+	msr fpcr, x0
+	ldr x0, [sp, #224]
+	msr fpsr, x0
+	ldr x0, [sp, #216]
+	msr nzcv, x0
+	ldp x25, x26, [sp, #200]
+	ldp x23, x24, [sp, #184]
+	ldp x21, x22, [sp, #168]
+	ldp x19, x20, [sp, #152]
+	ldp x16, x17, [sp, #136]
+	ldp x14, x15, [sp, #120]
+	ldp x12, x13, [sp, #104]
+	ldp x10, x11, [sp, #88]
+	ldp x8, x9, [sp, #72]
+	ldp x6, x7, [sp, #56]
+	ldp x4, x5, [sp, #40]
+	ldp x2, x3, [sp, #24]
+	ldp x0, x1, [sp, #8]
+	ldr x27, [sp, #0]
+	ldr x30, [sp, #240]
+	add sp, sp, #256
+	br x27
+	.size sp_asyncPreempt_halfvec, .-sp_asyncPreempt_halfvec
+
 	.section .data.rel.ro
 	.p2align 3
 	.globl sp_asyncPreempt_tiers
 sp_asyncPreempt_tiers:
 	.quad sp_asyncPreempt
+	.globl sp_asyncPreempt_halfvec_tiers
+sp_asyncPreempt_halfvec_tiers:
+	.quad sp_asyncPreempt_halfvec
 	.globl sp_asyncPreempt_ntiers
 sp_asyncPreempt_ntiers:
 	.quad 1

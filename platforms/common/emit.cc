@@ -1,6 +1,7 @@
 // The architecture-neutral emitter driver: lays out every function of a
 // program, then one stub per runtime service, resolves branches and builds
 // the function table. Everything architecture-specific is the Lowerer's.
+#include <algorithm>
 #include <map>
 
 #include "platforms/emitter.h"
@@ -25,6 +26,12 @@ std::unique_ptr<Lowerer> NewLowerer(std::string_view port) {
 
 bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* out, std::string* err) {
   if (!ir::Validate(prog, err)) return false;
+  int tiers = env.port ? static_cast<int>(env.port->tiers.size()) : low.VectorTiers();
+  if (env.xtier < 0 || env.xtier >= tiers || env.xtier >= low.VectorTiers()) {
+    *err = "extended-state tier " + std::to_string(env.xtier) + ": the port's vfill and vdump know tiers 0.." +
+           std::to_string(std::min(tiers, low.VectorTiers()) - 1);
+    return false;
+  }
   Asm a;
   std::map<std::string, int> entry_of;
   for (const ir::Function& f : prog.funcs) entry_of[f.name] = a.NewLabel();

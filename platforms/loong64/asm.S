@@ -116,4 +116,31 @@ sp_getsp:
 	jirl $r0, $r1, 0
 	.size sp_getsp, .-sp_getsp
 
+	/* sp_clobber(tier, flags): every bit of $xr0-$xr23 set, and bits
+	   255:64 of $xr24-$xr31 (the psABI keeps $f24-$f31, their low 64 bits,
+	   callee-saved), as another goroutine's code might leave them; fcc_i =
+	   bit i of flags[0], fcsr0 = flags[1] (the table's order). clang 16
+	   has no LASX mnemonics: xvinsgr2vr.d $xrN, $t0, L as .word. */
+	.globl sp_clobber
+	.type sp_clobber, @function
+sp_clobber:
+	addi.d $r12, $r0, -1
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23
+	.word 0x76ebe000 | (0 << 10) | (12 << 5) | \n
+	.endr
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	.word 0x76ebe000 | (1 << 10) | (12 << 5) | \n
+	.word 0x76ebe000 | (2 << 10) | (12 << 5) | \n
+	.word 0x76ebe000 | (3 << 10) | (12 << 5) | \n
+	.endr
+	ld.d $r12, $r5, 0
+	.irp n, 0,1,2,3,4,5,6,7
+	bstrpick.d $r13, $r12, \n, \n
+	movgr2cf $fcc\n, $r13
+	.endr
+	ld.d $r12, $r5, 8
+	movgr2fcsr $fcsr0, $r12
+	jirl $r0, $r1, 0
+	.size sp_clobber, .-sp_clobber
+
 	.section .note.GNU-stack,"",@progbits

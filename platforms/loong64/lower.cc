@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "core/offsets.h"
+#include "platforms/loong64/port.h"
 
 namespace safepoint {
 namespace {
@@ -95,12 +96,17 @@ void Movcf2gr(Asm& a, int rd, int cj) { a.Insn32(0x0114dc00u | uint32_t(cj) << 5
 void BstrinsD(Asm& a, int rd, int rj, int msb, int lsb) {  // rd[msb:lsb] = rj[msb-lsb:0]
   a.Insn32(0x00800000u | uint32_t(msb) << 16 | uint32_t(lsb) << 10 | uint32_t(rj) << 5 | uint32_t(rd));
 }
-// LSX: vinsgr2vr.d vd, rj, ui1 (element ui1 of vd = rj); vst vd, rj, si12.
-void Vinsgr2vrD(Asm& a, int vd, int rj, int ui1) {
-  a.Insn32(0x72ebf000u | uint32_t(ui1 & 1) << 10 | uint32_t(rj) << 5 | uint32_t(vd));
+// LASX: xvinsgr2vr.d xd, rj, ui2 (64-bit element ui2 of xd = rj, the rest
+// kept); xvst xd, rj, si12 (all 256 bits).
+void Xvinsgr2vrD(Asm& a, int xd, int rj, int ui2) {
+  a.Insn32(0x76ebe000u | uint32_t(ui2 & 3) << 10 | uint32_t(rj) << 5 | uint32_t(xd));
 }
-void Vst(Asm& a, int vd, int rj, int64_t off) { a.Insn32(Ri12(0x2c400000u, vd, rj, off)); }
-constexpr int kVectorRegs = 32, kFccs = 8;
+void Xvst(Asm& a, int xd, int rj, int64_t off) { a.Insn32(Ri12(0x2cc00000u, xd, rj, off)); }
+// movgr2fcsr fcsr0, rj; movfcsr2gr rd, fcsr0.
+void Movgr2fcsr0(Asm& a, int rj) { a.Insn32(0x0114c000u | uint32_t(rj) << 5); }
+void Movfcsr02gr(Asm& a, int rd) { a.Insn32(0x0114c800u | uint32_t(rd)); }
+// $xr0-$xr31, four 64-bit lanes each: the base tier's layout has $xr_v at 32*v.
+constexpr int kVectorRegs = 32, kLanes = 4, kFccs = 8;
 
 // 8-byte load/store at base+off: ld.d/st.d reach +-2 KiB, ldptr.d/stptr.d
 // (offset in 4-byte units) reach the rest of a frame up to StackBig.
@@ -189,6 +195,7 @@ uint64_t GlobalAddr(const EmitEnv& env, int64_t n) { return env.globals + 8 * st
 
 class Loong64Lowerer final : public Lowerer {
  public:
+  int VectorTiers() const override { return 1; }  // $xr0-$xr31
   int NumAllocatable() const override { return ir::kPortableRegs; }
 
   // Every frame keeps 0(SP) for RA, even a leaf's (where it stays unused),
@@ -336,40 +343,54 @@ class Loong64Lowerer final : public Lowerer {
       case Op::kInlineEnd:
         break;  // the driver records the inline tree; no code
       case Op::kVFill:
-        // Each LSX register (the low 128 bits of the LASX one): element 0,
-        // then element 1, through the saved scratch.
-        for (int v = 0; v < kVectorRegs; v++) {
-          Mov64(a, kSaved, VectorPattern(i.imm, v, 0));
-          Vinsgr2vrD(a, v, kSaved, 0);
-          Mov64(a, kSaved, VectorPattern(i.imm, v, 1));
-          Vinsgr2vrD(a, v, kSaved, 1);
-        }
+        // Each LASX register, lane by lane through the saved scratch: lane l
+        // of $xr_v is word 4v+l of the layout.
+        for (int v = 0; v < kVectorRegs; v++)
+          for (int l = 0; l < kLanes; l++) {
+            Mov64(a, kSaved, VectorPattern(i.imm, kLanes * v + l));
+            Xvinsgr2vrD(a, v, kSaved, l);
+          }
         break;
       case Op::kVDump:
         // The address in the saved scratch: resumed in place anywhere.
         Mov64(a, kSaved, env.vdump + static_cast<uint64_t>(kVDumpBytes) * static_cast<uint64_t>(i.imm));
-        for (int v = 0; v < kVectorRegs; v++) Vst(a, v, kSaved, 16 * v);
+        for (int v = 0; v < kVectorRegs; v++) Xvst(a, v, kSaved, 8 * kLanes * v);
         break;
       case Op::kSetFlags:
-        // fcc_i = bit i of IMM.
-        for (int f = 0; f < kFccs; f++) {
-          Ori(a, kSaved, kZero, (i.imm >> f) & 1);
-          Movgr2cf(a, f, kSaved);
+        // Each flag register of the table = IMM & its setflags_mask: fcc_i
+        // = bit i of IMM (mask 0xFF); fcsr0's Flags and Cause (RM and
+        // Enables zero).
+        for (const SavedReg* f : FlagRegs(kLoong64Port)) {
+          if (f->name == "fcc") {
+            for (int c = 0; c < kFccs; c++) {
+              Ori(a, kSaved, kZero, (i.imm & f->setflags_mask) >> c & 1);
+              Movgr2cf(a, c, kSaved);
+            }
+          } else {
+            Mov32(a, kSaved, static_cast<int32_t>(static_cast<uint64_t>(i.imm) & f->setflags_mask & 0x7fffffff));
+            Movgr2fcsr0(a, kSaved);
+          }
         }
         break;
-      case Op::kFlagsDump: {
-        // Pack fcc0..7 (bit i = fcc_i) in the saved scratch, then store it
-        // through REGTMP: the address and the store are restartable.
-        Movcf2gr(a, kSaved, 0);
-        for (int f = 1; f < kFccs; f++) {
-          Movcf2gr(a, kSaved2, f);
-          BstrinsD(a, kSaved, kSaved2, f, f);
+      case Op::kFlagsDump:
+        // g[N+k] = the k-th flag register (fcc0..7 packed, bit i = fcc_i;
+        // fcsr0): the value in the saved scratch, then its address and store
+        // through REGTMP, restartable.
+        for (size_t k = 0; k < FlagRegs(kLoong64Port).size(); k++) {
+          if (FlagRegs(kLoong64Port)[k]->name == "fcc") {
+            Movcf2gr(a, kSaved, 0);
+            for (int c = 1; c < kFccs; c++) {
+              Movcf2gr(a, kSaved2, c);
+              BstrinsD(a, kSaved, kSaved2, c, c);
+            }
+          } else {
+            Movfcsr02gr(a, kSaved);
+          }
+          Restartable r(a, ctx);
+          Mov64(a, kTmp, GlobalAddr(env, i.imm + static_cast<int64_t>(k)));
+          StD(a, kSaved, kTmp, 0);
         }
-        Restartable r(a, ctx);
-        Mov64(a, kTmp, GlobalAddr(env, i.imm));
-        StD(a, kSaved, kTmp, 0);
         break;
-      }
       case Op::kService:
         if (i.service == ir::Service::kGo) {
           a.Insn32(Ri20(0x18000000u, kA0, 0));  // pcaddi $a0, F

@@ -349,14 +349,16 @@ end
 }
 
 // The vector and flag operations: everything through $t8/$t7 (saved by
-// asyncPreempt, so resumed in place) but flagsdump's address and store,
-// which go through REGTMP and are one restartable sequence.
+// asyncPreempt, so resumed in place) but flagsdump's addresses and stores,
+// which go through REGTMP and are one restartable sequence per flag
+// register. vfill and vdump reach all 256 bits of $xr0-$xr31, lane l of
+// $xr_v being word 4v+l of the layout; setflags sets fcc0-7 and fcsr0.
 TEST(Loong64Lower, VectorAndFlagOperations) {
   Emitted e = EmitForTest(*NewLoong64Lowerer(), R"(
 func main.vec
   vfill 1
   vdump 1
-  setflags 5
+  setflags 0xAD0A08C5
   flagsdump g[7]
   ret
 end
@@ -375,19 +377,21 @@ end
   };
   std::vector<std::string> want;
   for (int v = 0; v < 32; v++) {
-    for (int h = 0; h < 2; h++) {
-      auto m = mov64("$t8", VectorPattern(1, v, h));
+    for (int l = 0; l < 4; l++) {
+      auto m = mov64("$t8", VectorPattern(1, 4 * v + l));
       want.insert(want.end(), m.begin(), m.end());
-      want.push_back("vinsgr2vr.d $vr" + std::to_string(v) + ", $t8, 0x" + std::to_string(h));
+      want.push_back("xvinsgr2vr.d $xr" + std::to_string(v) + ", $t8, 0x" + std::to_string(l));
     }
   }
   auto m = mov64("$t8", TestEnv().vdump + kVDumpBytes);
   want.insert(want.end(), m.begin(), m.end());
-  for (int v = 0; v < 32; v++) want.push_back("vst $vr" + std::to_string(v) + ", $t8, " + std::to_string(16 * v));
-  for (int f = 0; f < 8; f++) {
-    want.push_back((5 >> f) & 1 ? "li.w $t8, 0x1" : "li.w $t8, 0x0");
+  for (int v = 0; v < 32; v++) want.push_back("xvst $xr" + std::to_string(v) + ", $t8, " + std::to_string(32 * v));
+  for (int f = 0; f < 8; f++) {  // fcc_i = bit i of 0xC5
+    want.push_back((0xC5 >> f) & 1 ? "li.w $t8, 0x1" : "li.w $t8, 0x0");
     want.push_back("movgr2cf $fcc" + std::to_string(f) + ", $t8");
   }
+  want.push_back("lu12i.w $t8, " + std::to_string(0x0D0A0000 >> 12));  // fcsr0: Flags 0x0A, Cause 0x0D
+  want.push_back("movgr2fcsr $fcsr0, $t8");
   uint32_t flags_at = 4 * static_cast<uint32_t>(want.size());
   want.push_back("movcf2gr $t8, $fcc0");
   for (int f = 1; f < 8; f++) {
@@ -397,14 +401,21 @@ end
   uint32_t region_at = 4 * static_cast<uint32_t>(want.size());
   m = mov64("$s7", TestEnv().globals + 8 * 7);
   want.insert(want.end(), m.begin(), m.end());
+  want.push_back("st.d $t8, $s7, 0");
+  want.push_back("movfcsr2gr $t8, $fcsr0");
+  uint32_t region2_at = 4 * static_cast<uint32_t>(want.size());
+  m = mov64("$s7", TestEnv().globals + 8 * 8);
+  want.insert(want.end(), m.begin(), m.end());
   want.insert(want.end(), {"st.d $t8, $s7, 0", "ret"});
   ExpectDisasm("loong64", e, "main.vec", want);
   const FuncInfo* f = e.table.Find("main.vec");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->unsafe.empty());
-  ASSERT_EQ(f->restarts.size(), 1u);
+  ASSERT_EQ(f->restarts.size(), 2u);
   EXPECT_EQ(f->restarts[0].lo, region_at);
   EXPECT_EQ(f->restarts[0].hi, region_at + 20);
+  EXPECT_EQ(f->restarts[1].lo, region2_at);
+  EXPECT_EQ(f->restarts[1].hi, region2_at + 20);
   EXPECT_EQ(region_at - flags_at, 4u * 15);
 }
 

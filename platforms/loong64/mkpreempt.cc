@@ -31,15 +31,21 @@ namespace {
 constexpr bool kJumpThroughR21 = true;
 
 constexpr unsigned kXvld = 0x2c800000u, kXvst = 0x2cc00000u;
+// LSX: the low 128 bits of an LASX register (the half-vector mutation).
+constexpr unsigned kVld = 0x2c000000u, kVst = 0x2c400000u;
 
 int XrNum(std::string_view name) {  // "$xrN" -> N
   return std::atoi(std::string(name.substr(3)).c_str());
 }
 
-void Vector(unsigned op, const SavedReg& r) {
-  // $r4 holds g->m->p.
+void Vector(bool store, bool low_half, const SavedReg& r) {
+  // $r4 holds g->m->p. A low-half VLD leaves the upper 128 bits as they are
+  // (LSX writes only its 128).
+  unsigned op = low_half ? (store ? kVst : kVld) : (store ? kXvst : kXvld);
+  const char* mnemonic = low_half ? (store ? "vst" : "vld") : (store ? "xvst" : "xvld");
+  std::string reg = low_half ? "$vr" + std::to_string(XrNum(r.name)) : std::string(r.name);
   printf("\t.word 0x%08x | (((P_XSCRATCH+%u) & 0xfff) << 10) | (4 << 5) | %d\t/* %s %s, $r4, P_XSCRATCH+%u */\n",
-         op, r.offset, XrNum(r.name), op == kXvst ? "xvst" : "xvld", std::string(r.name).c_str(), r.offset);
+         op, r.offset, XrNum(r.name), mnemonic, reg.c_str(), r.offset);
 }
 
 uint32_t Alloc() { return kLoong64Port.async_frame - 8; }  // pushCall's 8 bytes are already below SP
@@ -74,13 +80,13 @@ class Loong64Spelling : public PreemptSpelling {
     printf("\t.if P_XSCRATCH + %u > 2048\n\t.error \"P_XSCRATCH beyond xvst's reach\"\n\t.endif\n",
            kLoong64Port.tiers.back().scratch_bytes);
   }
-  void SaveVectors(const Regs& regs) override {
-    for (const SavedReg* r : regs) Vector(kXvst, *r);
+  void SaveVectors(const Regs& regs, bool low_half) override {
+    for (const SavedReg* r : regs) Vector(true, low_half, *r);
   }
   // sp_mcall records sched.pc = RA (the next instruction), sched.sp = SP.
   void CallAsyncPreempt2() override { printf("\tla.pcrel $r4, sp_asyncpreempt2_g0\n\tbl sp_mcall\n"); }
-  void RestoreVectors(const Regs& regs) override {
-    for (const SavedReg* r : regs) Vector(kXvld, *r);
+  void RestoreVectors(const Regs& regs, bool low_half) override {
+    for (const SavedReg* r : regs) Vector(false, low_half, *r);
   }
   void RestoreFlags(const SavedReg& r) override {
     printf("\tld.d $r4, $r3, %u\n", r.offset);

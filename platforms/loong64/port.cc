@@ -69,8 +69,10 @@ std::vector<SavedReg> Loong64SavedRegs() {
   std::vector<SavedReg> v;
   uint32_t off = kLoong64GprBase;
   for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
-  v.push_back({"fcc", SavedReg::kFlags, kLoong64FccOff, 8});
-  v.push_back({"fcsr0", SavedReg::kFlags, kLoong64FcsrOff, 8});
+  // setflags sets FCC0-FCC7 (packed, bit i = fcc_i) and FCSR0's Flags
+  // (16..20) and Cause (24..28), never its rounding mode or enables.
+  v.push_back({"fcc", SavedReg::kFlags, kLoong64FccOff, 8, 0, 0xFF});
+  v.push_back({"fcsr0", SavedReg::kFlags, kLoong64FcsrOff, 8, 0, 0x1F1F0000});
   for (int i = 0; i < 32; i++) v.push_back({xr[i], SavedReg::kVector, 32u * i, 32});
   return v;
 }

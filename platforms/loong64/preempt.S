@@ -355,11 +355,192 @@ sp_asyncPreempt_drop1:
 	jirl $r0, $r21, 0
 	.size sp_asyncPreempt_drop1, .-sp_asyncPreempt_drop1
 
+	.globl sp_asyncPreempt_halfvec
+	.type sp_asyncPreempt_halfvec, @function
+sp_asyncPreempt_halfvec:
+	addi.d $r3, $r3, -248
+	st.d $r1, $r3, 0
+	st.d $r30, $r3, 240
+	st.d $r4, $r3, 8
+	st.d $r5, $r3, 16
+	st.d $r6, $r3, 24
+	st.d $r7, $r3, 32
+	st.d $r8, $r3, 40
+	st.d $r9, $r3, 48
+	st.d $r10, $r3, 56
+	st.d $r11, $r3, 64
+	st.d $r12, $r3, 72
+	st.d $r13, $r3, 80
+	st.d $r14, $r3, 88
+	st.d $r15, $r3, 96
+	st.d $r16, $r3, 104
+	st.d $r17, $r3, 112
+	st.d $r18, $r3, 120
+	st.d $r19, $r3, 128
+	st.d $r20, $r3, 136
+	st.d $r21, $r3, 144
+	st.d $r23, $r3, 152
+	st.d $r24, $r3, 160
+	st.d $r25, $r3, 168
+	st.d $r26, $r3, 176
+	st.d $r27, $r3, 184
+	st.d $r28, $r3, 192
+	st.d $r29, $r3, 200
+	st.d $r31, $r3, 208
+	movcf2gr $r4, $fcc0
+	movcf2gr $r5, $fcc1
+	bstrins.d $r4, $r5, 1, 1
+	movcf2gr $r5, $fcc2
+	bstrins.d $r4, $r5, 2, 2
+	movcf2gr $r5, $fcc3
+	bstrins.d $r4, $r5, 3, 3
+	movcf2gr $r5, $fcc4
+	bstrins.d $r4, $r5, 4, 4
+	movcf2gr $r5, $fcc5
+	bstrins.d $r4, $r5, 5, 5
+	movcf2gr $r5, $fcc6
+	bstrins.d $r4, $r5, 6, 6
+	movcf2gr $r5, $fcc7
+	bstrins.d $r4, $r5, 7, 7
+	st.d $r4, $r3, 216
+	movfcsr2gr $r4, $fcsr0
+	st.d $r4, $r3, 224
+	ld.d $r4, $r22, G_M
+	ld.d $r4, $r4, M_P
+	.if P_XSCRATCH + 1024 > 2048
+	.error "P_XSCRATCH beyond xvst's reach"
+	.endif
+	.word 0x2c400000 | (((P_XSCRATCH+0) & 0xfff) << 10) | (4 << 5) | 0	/* vst $vr0, $r4, P_XSCRATCH+0 */
+	.word 0x2c400000 | (((P_XSCRATCH+32) & 0xfff) << 10) | (4 << 5) | 1	/* vst $vr1, $r4, P_XSCRATCH+32 */
+	.word 0x2c400000 | (((P_XSCRATCH+64) & 0xfff) << 10) | (4 << 5) | 2	/* vst $vr2, $r4, P_XSCRATCH+64 */
+	.word 0x2c400000 | (((P_XSCRATCH+96) & 0xfff) << 10) | (4 << 5) | 3	/* vst $vr3, $r4, P_XSCRATCH+96 */
+	.word 0x2c400000 | (((P_XSCRATCH+128) & 0xfff) << 10) | (4 << 5) | 4	/* vst $vr4, $r4, P_XSCRATCH+128 */
+	.word 0x2c400000 | (((P_XSCRATCH+160) & 0xfff) << 10) | (4 << 5) | 5	/* vst $vr5, $r4, P_XSCRATCH+160 */
+	.word 0x2c400000 | (((P_XSCRATCH+192) & 0xfff) << 10) | (4 << 5) | 6	/* vst $vr6, $r4, P_XSCRATCH+192 */
+	.word 0x2c400000 | (((P_XSCRATCH+224) & 0xfff) << 10) | (4 << 5) | 7	/* vst $vr7, $r4, P_XSCRATCH+224 */
+	.word 0x2c400000 | (((P_XSCRATCH+256) & 0xfff) << 10) | (4 << 5) | 8	/* vst $vr8, $r4, P_XSCRATCH+256 */
+	.word 0x2c400000 | (((P_XSCRATCH+288) & 0xfff) << 10) | (4 << 5) | 9	/* vst $vr9, $r4, P_XSCRATCH+288 */
+	.word 0x2c400000 | (((P_XSCRATCH+320) & 0xfff) << 10) | (4 << 5) | 10	/* vst $vr10, $r4, P_XSCRATCH+320 */
+	.word 0x2c400000 | (((P_XSCRATCH+352) & 0xfff) << 10) | (4 << 5) | 11	/* vst $vr11, $r4, P_XSCRATCH+352 */
+	.word 0x2c400000 | (((P_XSCRATCH+384) & 0xfff) << 10) | (4 << 5) | 12	/* vst $vr12, $r4, P_XSCRATCH+384 */
+	.word 0x2c400000 | (((P_XSCRATCH+416) & 0xfff) << 10) | (4 << 5) | 13	/* vst $vr13, $r4, P_XSCRATCH+416 */
+	.word 0x2c400000 | (((P_XSCRATCH+448) & 0xfff) << 10) | (4 << 5) | 14	/* vst $vr14, $r4, P_XSCRATCH+448 */
+	.word 0x2c400000 | (((P_XSCRATCH+480) & 0xfff) << 10) | (4 << 5) | 15	/* vst $vr15, $r4, P_XSCRATCH+480 */
+	.word 0x2c400000 | (((P_XSCRATCH+512) & 0xfff) << 10) | (4 << 5) | 16	/* vst $vr16, $r4, P_XSCRATCH+512 */
+	.word 0x2c400000 | (((P_XSCRATCH+544) & 0xfff) << 10) | (4 << 5) | 17	/* vst $vr17, $r4, P_XSCRATCH+544 */
+	.word 0x2c400000 | (((P_XSCRATCH+576) & 0xfff) << 10) | (4 << 5) | 18	/* vst $vr18, $r4, P_XSCRATCH+576 */
+	.word 0x2c400000 | (((P_XSCRATCH+608) & 0xfff) << 10) | (4 << 5) | 19	/* vst $vr19, $r4, P_XSCRATCH+608 */
+	.word 0x2c400000 | (((P_XSCRATCH+640) & 0xfff) << 10) | (4 << 5) | 20	/* vst $vr20, $r4, P_XSCRATCH+640 */
+	.word 0x2c400000 | (((P_XSCRATCH+672) & 0xfff) << 10) | (4 << 5) | 21	/* vst $vr21, $r4, P_XSCRATCH+672 */
+	.word 0x2c400000 | (((P_XSCRATCH+704) & 0xfff) << 10) | (4 << 5) | 22	/* vst $vr22, $r4, P_XSCRATCH+704 */
+	.word 0x2c400000 | (((P_XSCRATCH+736) & 0xfff) << 10) | (4 << 5) | 23	/* vst $vr23, $r4, P_XSCRATCH+736 */
+	.word 0x2c400000 | (((P_XSCRATCH+768) & 0xfff) << 10) | (4 << 5) | 24	/* vst $vr24, $r4, P_XSCRATCH+768 */
+	.word 0x2c400000 | (((P_XSCRATCH+800) & 0xfff) << 10) | (4 << 5) | 25	/* vst $vr25, $r4, P_XSCRATCH+800 */
+	.word 0x2c400000 | (((P_XSCRATCH+832) & 0xfff) << 10) | (4 << 5) | 26	/* vst $vr26, $r4, P_XSCRATCH+832 */
+	.word 0x2c400000 | (((P_XSCRATCH+864) & 0xfff) << 10) | (4 << 5) | 27	/* vst $vr27, $r4, P_XSCRATCH+864 */
+	.word 0x2c400000 | (((P_XSCRATCH+896) & 0xfff) << 10) | (4 << 5) | 28	/* vst $vr28, $r4, P_XSCRATCH+896 */
+	.word 0x2c400000 | (((P_XSCRATCH+928) & 0xfff) << 10) | (4 << 5) | 29	/* vst $vr29, $r4, P_XSCRATCH+928 */
+	.word 0x2c400000 | (((P_XSCRATCH+960) & 0xfff) << 10) | (4 << 5) | 30	/* vst $vr30, $r4, P_XSCRATCH+960 */
+	.word 0x2c400000 | (((P_XSCRATCH+992) & 0xfff) << 10) | (4 << 5) | 31	/* vst $vr31, $r4, P_XSCRATCH+992 */
+	la.pcrel $r4, sp_asyncpreempt2_g0
+	bl sp_mcall
+	ld.d $r4, $r22, G_M
+	ld.d $r4, $r4, M_P
+	.if P_XSCRATCH + 1024 > 2048
+	.error "P_XSCRATCH beyond xvst's reach"
+	.endif
+	.word 0x2c000000 | (((P_XSCRATCH+992) & 0xfff) << 10) | (4 << 5) | 31	/* vld $vr31, $r4, P_XSCRATCH+992 */
+	.word 0x2c000000 | (((P_XSCRATCH+960) & 0xfff) << 10) | (4 << 5) | 30	/* vld $vr30, $r4, P_XSCRATCH+960 */
+	.word 0x2c000000 | (((P_XSCRATCH+928) & 0xfff) << 10) | (4 << 5) | 29	/* vld $vr29, $r4, P_XSCRATCH+928 */
+	.word 0x2c000000 | (((P_XSCRATCH+896) & 0xfff) << 10) | (4 << 5) | 28	/* vld $vr28, $r4, P_XSCRATCH+896 */
+	.word 0x2c000000 | (((P_XSCRATCH+864) & 0xfff) << 10) | (4 << 5) | 27	/* vld $vr27, $r4, P_XSCRATCH+864 */
+	.word 0x2c000000 | (((P_XSCRATCH+832) & 0xfff) << 10) | (4 << 5) | 26	/* vld $vr26, $r4, P_XSCRATCH+832 */
+	.word 0x2c000000 | (((P_XSCRATCH+800) & 0xfff) << 10) | (4 << 5) | 25	/* vld $vr25, $r4, P_XSCRATCH+800 */
+	.word 0x2c000000 | (((P_XSCRATCH+768) & 0xfff) << 10) | (4 << 5) | 24	/* vld $vr24, $r4, P_XSCRATCH+768 */
+	.word 0x2c000000 | (((P_XSCRATCH+736) & 0xfff) << 10) | (4 << 5) | 23	/* vld $vr23, $r4, P_XSCRATCH+736 */
+	.word 0x2c000000 | (((P_XSCRATCH+704) & 0xfff) << 10) | (4 << 5) | 22	/* vld $vr22, $r4, P_XSCRATCH+704 */
+	.word 0x2c000000 | (((P_XSCRATCH+672) & 0xfff) << 10) | (4 << 5) | 21	/* vld $vr21, $r4, P_XSCRATCH+672 */
+	.word 0x2c000000 | (((P_XSCRATCH+640) & 0xfff) << 10) | (4 << 5) | 20	/* vld $vr20, $r4, P_XSCRATCH+640 */
+	.word 0x2c000000 | (((P_XSCRATCH+608) & 0xfff) << 10) | (4 << 5) | 19	/* vld $vr19, $r4, P_XSCRATCH+608 */
+	.word 0x2c000000 | (((P_XSCRATCH+576) & 0xfff) << 10) | (4 << 5) | 18	/* vld $vr18, $r4, P_XSCRATCH+576 */
+	.word 0x2c000000 | (((P_XSCRATCH+544) & 0xfff) << 10) | (4 << 5) | 17	/* vld $vr17, $r4, P_XSCRATCH+544 */
+	.word 0x2c000000 | (((P_XSCRATCH+512) & 0xfff) << 10) | (4 << 5) | 16	/* vld $vr16, $r4, P_XSCRATCH+512 */
+	.word 0x2c000000 | (((P_XSCRATCH+480) & 0xfff) << 10) | (4 << 5) | 15	/* vld $vr15, $r4, P_XSCRATCH+480 */
+	.word 0x2c000000 | (((P_XSCRATCH+448) & 0xfff) << 10) | (4 << 5) | 14	/* vld $vr14, $r4, P_XSCRATCH+448 */
+	.word 0x2c000000 | (((P_XSCRATCH+416) & 0xfff) << 10) | (4 << 5) | 13	/* vld $vr13, $r4, P_XSCRATCH+416 */
+	.word 0x2c000000 | (((P_XSCRATCH+384) & 0xfff) << 10) | (4 << 5) | 12	/* vld $vr12, $r4, P_XSCRATCH+384 */
+	.word 0x2c000000 | (((P_XSCRATCH+352) & 0xfff) << 10) | (4 << 5) | 11	/* vld $vr11, $r4, P_XSCRATCH+352 */
+	.word 0x2c000000 | (((P_XSCRATCH+320) & 0xfff) << 10) | (4 << 5) | 10	/* vld $vr10, $r4, P_XSCRATCH+320 */
+	.word 0x2c000000 | (((P_XSCRATCH+288) & 0xfff) << 10) | (4 << 5) | 9	/* vld $vr9, $r4, P_XSCRATCH+288 */
+	.word 0x2c000000 | (((P_XSCRATCH+256) & 0xfff) << 10) | (4 << 5) | 8	/* vld $vr8, $r4, P_XSCRATCH+256 */
+	.word 0x2c000000 | (((P_XSCRATCH+224) & 0xfff) << 10) | (4 << 5) | 7	/* vld $vr7, $r4, P_XSCRATCH+224 */
+	.word 0x2c000000 | (((P_XSCRATCH+192) & 0xfff) << 10) | (4 << 5) | 6	/* vld $vr6, $r4, P_XSCRATCH+192 */
+	.word 0x2c000000 | (((P_XSCRATCH+160) & 0xfff) << 10) | (4 << 5) | 5	/* vld $vr5, $r4, P_XSCRATCH+160 */
+	.word 0x2c000000 | (((P_XSCRATCH+128) & 0xfff) << 10) | (4 << 5) | 4	/* vld $vr4, $r4, P_XSCRATCH+128 */
+	.word 0x2c000000 | (((P_XSCRATCH+96) & 0xfff) << 10) | (4 << 5) | 3	/* vld $vr3, $r4, P_XSCRATCH+96 */
+	.word 0x2c000000 | (((P_XSCRATCH+64) & 0xfff) << 10) | (4 << 5) | 2	/* vld $vr2, $r4, P_XSCRATCH+64 */
+	.word 0x2c000000 | (((P_XSCRATCH+32) & 0xfff) << 10) | (4 << 5) | 1	/* vld $vr1, $r4, P_XSCRATCH+32 */
+	.word 0x2c000000 | (((P_XSCRATCH+0) & 0xfff) << 10) | (4 << 5) | 0	/* vld $vr0, $r4, P_XSCRATCH+0 */
+	ld.d $r4, $r3, 224
+	movgr2fcsr $fcsr0, $r4
+	ld.d $r4, $r3, 216
+	bstrpick.d $r5, $r4, 7, 7
+	movgr2cf $fcc7, $r5
+	bstrpick.d $r5, $r4, 6, 6
+	movgr2cf $fcc6, $r5
+	bstrpick.d $r5, $r4, 5, 5
+	movgr2cf $fcc5, $r5
+	bstrpick.d $r5, $r4, 4, 4
+	movgr2cf $fcc4, $r5
+	bstrpick.d $r5, $r4, 3, 3
+	movgr2cf $fcc3, $r5
+	bstrpick.d $r5, $r4, 2, 2
+	movgr2cf $fcc2, $r5
+	bstrpick.d $r5, $r4, 1, 1
+	movgr2cf $fcc1, $r5
+	bstrpick.d $r5, $r4, 0, 0
+	movgr2cf $fcc0, $r5
+	ld.d $r31, $r3, 208
+	ld.d $r29, $r3, 200
+	ld.d $r28, $r3, 192
+	ld.d $r27, $r3, 184
+	ld.d $r26, $r3, 176
+	ld.d $r25, $r3, 168
+	ld.d $r24, $r3, 160
+	ld.d $r23, $r3, 152
+	ld.d $r21, $r3, 144
+	ld.d $r20, $r3, 136
+	ld.d $r19, $r3, 128
+	ld.d $r18, $r3, 120
+	ld.d $r17, $r3, 112
+	ld.d $r16, $r3, 104
+	ld.d $r15, $r3, 96
+	ld.d $r14, $r3, 88
+	ld.d $r13, $r3, 80
+	ld.d $r12, $r3, 72
+	ld.d $r11, $r3, 64
+	ld.d $r10, $r3, 56
+	ld.d $r9, $r3, 48
+	ld.d $r8, $r3, 40
+	ld.d $r7, $r3, 32
+	ld.d $r6, $r3, 24
+	ld.d $r5, $r3, 16
+	ld.d $r4, $r3, 8
+	ld.d $r30, $r3, 240
+	ld.d $r21, $r3, 0
+	ld.d $r1, $r3, 248
+	addi.d $r3, $r3, 256
+	jirl $r0, $r21, 0
+	.size sp_asyncPreempt_halfvec, .-sp_asyncPreempt_halfvec
+
 	.section .data.rel.ro
 	.p2align 3
 	.globl sp_asyncPreempt_tiers
 sp_asyncPreempt_tiers:
 	.quad sp_asyncPreempt
+	.globl sp_asyncPreempt_halfvec_tiers
+sp_asyncPreempt_halfvec_tiers:
+	.quad sp_asyncPreempt_halfvec
 	.globl sp_asyncPreempt_ntiers
 sp_asyncPreempt_ntiers:
 	.quad 1

@@ -128,4 +128,21 @@ sp_getsp:
 	ret
 	.size sp_getsp, .-sp_getsp
 
+	/* sp_clobber(tier, flags): every bit of the caller-saved F registers
+	   (ft0-ft11 and fa0-fa7: f0-f7, f10-f17, f28-f31) set, as another
+	   goroutine's code might leave them (fs0-fs11 are callee-saved in
+	   LP64D); fcsr = flags[0]. */
+	.globl sp_clobber
+	.type sp_clobber, @function
+	.p2align 2
+sp_clobber:
+	li t0, -1
+	.irp n, 0,1,2,3,4,5,6,7,10,11,12,13,14,15,16,17,28,29,30,31
+	fmv.d.x f\n, t0
+	.endr
+	ld t0, 0(a1)
+	csrw fcsr, t0
+	ret
+	.size sp_clobber, .-sp_clobber
+
 	.section .note.GNU-stack,"",@progbits

@@ -18,6 +18,7 @@
 #include <cstdlib>
 
 #include "core/offsets.h"
+#include "platforms/riscv64/port.h"
 
 namespace safepoint {
 namespace {
@@ -112,12 +113,13 @@ void AmoaddDAqrl(Asm& a, int rd, int rs2, int rs1) { a.Insn32(R(0x2f, 3, 0x03, r
 // F/D: fmv.d.x fd, rs1 (fd = the bits of rs1); fsd fs2, off(rs1).
 void FmvDX(Asm& a, int fd, int rs1) { a.Insn32(R(0x53, 0, 0x79, fd, rs1, 0)); }
 void Fsd(Asm& a, int fs2, int base, int64_t off) { a.Insn32(S(0x27, 3, fs2, base, off)); }
-// CSRs: fsflags rs (csrrw zero, fflags, rs); frcsr rd (csrrs rd, fcsr, zero).
-constexpr uint32_t kCsrFflags = 0x001, kCsrFcsr = 0x003;
-void Fsflags(Asm& a, int rs) { a.Insn32(kCsrFflags << 20 | uint32_t(rs) << 15 | 1u << 12 | 0x73); }
+// CSRs: fscsr rs (csrrw zero, fcsr, rs: frm and fflags); frcsr rd (csrrs
+// rd, fcsr, zero).
+constexpr uint32_t kCsrFcsr = 0x003;
+void Fscsr(Asm& a, int rs) { a.Insn32(kCsrFcsr << 20 | uint32_t(rs) << 15 | 1u << 12 | 0x73); }
 void Frcsr(Asm& a, int rd) { a.Insn32(kCsrFcsr << 20 | 2u << 12 | uint32_t(rd) << 7 | 0x73); }
+// F0-F31, 64 bits each: f_i is word i of the base tier's layout (8*i).
 constexpr int kFpRegs = 32;
-constexpr int kFflagsBits = 5;  // NV DZ OF UF NX
 
 // A 32-bit signed value in as few instructions as Go's MOV $c takes: addi
 // from zero for 12 bits, else lui and (when the low 12 bits are not zero)
@@ -221,6 +223,7 @@ uint64_t GlobalAddr(const EmitEnv& env, int64_t n) { return env.globals + 8 * st
 
 class Riscv64Lowerer final : public Lowerer {
  public:
+  int VectorTiers() const override { return 1; }  // F0-F31
   int NumAllocatable() const override { return ir::kPortableRegs; }
 
   // Every frame keeps 0(SP) for RA, even a leaf's (where it stays unused),
@@ -388,24 +391,23 @@ class Riscv64Lowerer final : public Lowerer {
         break;  // the driver records the inline tree; no code
       case Op::kVFill:
         // The pinned CPU has no V: the FP registers are the vector state.
-        // "Vector register" k is the pair f(2k), f(2k+1): f(2k+h) =
-        // VectorPattern(SEED, k, h), through the saved scratch.
+        // f_i = VectorPattern(SEED, i), through the saved scratch.
         for (int f = 0; f < kFpRegs; f++) {
-          Mov64(a, kSaved, VectorPattern(i.imm, f / 2, f % 2));
+          Mov64(a, kSaved, VectorPattern(i.imm, f));
           FmvDX(a, f, kSaved);
         }
         break;
       case Op::kVDump:
         // The address in the saved scratch: resumed in place anywhere.
-        // f_i at 8*i, so pair k is the 16 bytes at 16*k.
+        // f_i at 8*i, as in the scratch area.
         MovAddr(a, kSaved, env.vdump + static_cast<uint64_t>(kVDumpBytes) * static_cast<uint64_t>(i.imm));
         for (int f = 0; f < kFpRegs; f++) Fsd(a, f, kSaved, 8 * f);
         break;
       case Op::kSetFlags:
-        // The FP accrued-exception flags (fflags: NX bit 0 .. NV bit 4) =
-        // the low five bits of IMM; the rounding mode stays as it is.
-        Addi(a, kSaved, kZero, i.imm & ((1 << kFflagsBits) - 1));
-        Fsflags(a, kSaved);
+        // fcsr = IMM & its setflags_mask: the accrued-exception flags
+        // (fflags: NX bit 0 .. NV bit 4), frm zero (round to nearest, even).
+        Mov64(a, kSaved, static_cast<uint64_t>(i.imm) & FlagRegs(kRiscv64Port)[0]->setflags_mask);
+        Fscsr(a, kSaved);
         break;
       case Op::kFlagsDump: {
         // fcsr (frm and fflags) in the saved scratch, then the store

@@ -330,13 +330,15 @@ end
 
 // The FP ("vector") and flag operations: everything through t1 (saved by
 // asyncPreempt, so resumed in place) but flagsdump, whose store goes
-// through REGTMP: the whole operation is one unsafe region.
+// through REGTMP: the whole operation is one unsafe region. vfill sets all
+// 64 bits of f_i to word i of the layout; setflags writes the whole fcsr
+// (fflags from IMM, frm zero).
 TEST(Riscv64Lower, VectorAndFlagOperations) {
   Emitted e = EmitForTest(*NewRiscv64Lowerer(), R"(
 func main.vec
   vfill 1
   vdump 1
-  setflags 37
+  setflags 0xAD0A08C5
   flagsdump g[7]
   ret
 end
@@ -355,14 +357,14 @@ end
                           "fs6", "fs7", "fs8", "fs9", "fs10", "fs11", "ft8", "ft9", "ft10", "ft11"};
   std::vector<std::string> want;
   for (int f = 0; f < 32; f++) {
-    uint64_t pattern = VectorPattern(1, f / 2, f % 2);  // "vector register" f/2 is the pair
+    uint64_t pattern = VectorPattern(1, f);  // f_i is word i
     ASSERT_FALSE(static_cast<int64_t>(pattern) >= INT32_MIN && static_cast<int64_t>(pattern) <= INT32_MAX);
     Append(want, mov64(pattern));
     want.push_back(std::string("fmv.d.x ") + fnames[f] + ",t1");
   }
   Append(want, AddrUse("t1", TestEnv().vdump + kVDumpBytes, "addi t1,t1,", ""));
   for (int f = 0; f < 32; f++) want.push_back(std::string("fsd ") + fnames[f] + "," + std::to_string(8 * f) + "(t1)");
-  want.insert(want.end(), {"addi t1,zero,5", "csrrw zero,fflags,t1"});  // 37 & 0x1f: fflags only
+  want.insert(want.end(), {"addi t1,zero,5", "csrrw zero,fcsr,t1"});  // 0xAD0A08C5 & 0x1f: fflags NX OF, frm 0
   uint32_t flags_at = 4 * static_cast<uint32_t>(want.size());
   want.push_back("csrrs t1,fcsr,zero");
   uint32_t region_at = 4 * static_cast<uint32_t>(want.size());

@@ -4,8 +4,7 @@
 // Entered through pushCall: RA = the resume PC, the interrupted RA at 0(SP).
 // The frame (platforms/riscv64/port.cc) holds the resume PC at 0, then the
 // table's general registers and fcsr, and REGTMP at 216; the FP registers
-// go to the P's scratch area, a 16-byte entry "fA/fB" being the pair fA at
-// its offset and fB 8 bytes above. No vector (RVV) state: the pinned CPU
+// go to the P's scratch area, f_i at 8*i. No vector (RVV) state: the pinned CPU
 // has no V extension (platforms/riscv64/hwcap_test.cc checks it).
 //
 // The return jump: Go's riscv64 asyncPreempt returns through REGTMP (x31),
@@ -33,14 +32,11 @@ namespace {
 constexpr bool kJumpThroughT0 = true;
 constexpr uint32_t kRegtmpOff = 216;
 
-void Vector(bool store, const SavedReg& r) {
-  // x5 holds g->m->p. "fA/fB": fA at the offset, fB 8 bytes above.
-  std::string name(r.name);
-  size_t slash = name.find('/');
-  std::string lo = name.substr(0, slash), hi = slash == std::string::npos ? "" : name.substr(slash + 1);
-  const char* op = store ? "fsd" : "fld";
-  printf("\t%s %s, P_XSCRATCH+%u(x5)\n", op, lo.c_str(), r.offset);
-  if (!hi.empty()) printf("\t%s %s, P_XSCRATCH+%u(x5)\n", op, hi.c_str(), r.offset + 8);
+void Vector(bool store, bool low_half, const SavedReg& r) {
+  // x5 holds g->m->p. The half-vector mutation moves the low 32 bits
+  // (FSW/FLW; FLW NaN-boxes: the upper 32 bits become ones).
+  const char* op = low_half ? (store ? "fsw" : "flw") : (store ? "fsd" : "fld");
+  printf("\t%s %s, P_XSCRATCH+%u(x5)\n", op, std::string(r.name).c_str(), r.offset);
 }
 
 std::string S(std::string_view v) { return std::string(v); }
@@ -66,13 +62,13 @@ class Riscv64Spelling : public PreemptSpelling {
     printf("\t.if P_XSCRATCH + %u > 2048\n\t.error \"P_XSCRATCH beyond fsd's reach\"\n\t.endif\n",
            kRiscv64Port.tiers.back().scratch_bytes);
   }
-  void SaveVectors(const Regs& regs) override {
-    for (const SavedReg* r : regs) Vector(true, *r);
+  void SaveVectors(const Regs& regs, bool low_half) override {
+    for (const SavedReg* r : regs) Vector(true, low_half, *r);
   }
   // sp_mcall records sched.pc = RA (the next instruction), sched.sp = SP.
   void CallAsyncPreempt2() override { printf("\tlla a0, sp_asyncpreempt2_g0\n\tcall sp_mcall\n"); }
-  void RestoreVectors(const Regs& regs) override {
-    for (const SavedReg* r : regs) Vector(false, *r);
+  void RestoreVectors(const Regs& regs, bool low_half) override {
+    for (const SavedReg* r : regs) Vector(false, low_half, *r);
   }
   void RestoreFlags(const SavedReg& r) override { printf("\tld x5, %u(sp)\n\tcsrw %s, x5\n", r.offset, S(r.name).c_str()); }
   void RestoreGenerals(const Regs& regs) override {

@@ -51,24 +51,25 @@ ProbeCode PushCallPair() {
 //   216       REGTMP (x31; private to the printer, see mkpreempt.cc)
 //   224       padding
 // It allocates 232 bytes below the 8 pushCall took (the interrupted RA), so
-// SP stays 16-byte aligned. The FP registers go to the P's scratch area:
-// f(2k) and f(2k+1) at 16k and 16k+8, one 16-byte entry per pair (the
-// port's "vector register" k of vfill/vdump; see README.md). The pinned
-// CPU (rv64) has no V extension: there is no vector state to save.
+// SP stays 16-byte aligned. The FP registers F0-F31 (64 bits each) go to
+// the P's scratch area, f_i at 8*i: the port's vector registers of
+// vfill/vdump (README.md). The pinned CPU (rv64) has no V extension: there
+// is no vector state to save.
 constexpr uint32_t kRiscv64GprBase = 8, kRiscv64FcsrOff = 208, kRiscv64Alloc = 232;
 
 std::vector<SavedReg> Riscv64SavedRegs() {
   static const char* const gprs[] = {"x5",  "x6",  "x7",  "x8",  "x9",  "x10", "x11", "x12", "x13",
                                      "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21", "x22",
                                      "x23", "x24", "x25", "x26", "x28", "x29", "x30"};
-  static const char* const fpairs[] = {"f0/f1",   "f2/f3",   "f4/f5",   "f6/f7",   "f8/f9",   "f10/f11",
-                                       "f12/f13", "f14/f15", "f16/f17", "f18/f19", "f20/f21", "f22/f23",
-                                       "f24/f25", "f26/f27", "f28/f29", "f30/f31"};
+  static const char* const fregs[] = {"f0",  "f1",  "f2",  "f3",  "f4",  "f5",  "f6",  "f7",  "f8",  "f9",  "f10",
+                                      "f11", "f12", "f13", "f14", "f15", "f16", "f17", "f18", "f19", "f20", "f21",
+                                      "f22", "f23", "f24", "f25", "f26", "f27", "f28", "f29", "f30", "f31"};
   std::vector<SavedReg> v;
   uint32_t off = kRiscv64GprBase;
   for (const char* r : gprs) v.push_back({r, SavedReg::kGeneral, off, 8}), off += 8;
-  v.push_back({"fcsr", SavedReg::kFlags, kRiscv64FcsrOff, 8});
-  for (int k = 0; k < 16; k++) v.push_back({fpairs[k], SavedReg::kVector, 16u * k, 16});
+  // setflags sets fflags (NX UF OF DZ NV, bits 0..4), never frm.
+  v.push_back({"fcsr", SavedReg::kFlags, kRiscv64FcsrOff, 8, 0, 0x1F});
+  for (int i = 0; i < 32; i++) v.push_back({fregs[i], SavedReg::kVector, 8u * i, 8});
   return v;
 }
 static_assert(kRiscv64GprBase + 8 * 25 == kRiscv64FcsrOff);
