@@ -156,6 +156,19 @@ TEST(PerG_9_7_5, ExtendedStateBelongsToItsGoroutineOnOneP) {
   EXPECT_TRUE(p.empty()) << Join(p);
 }
 
+// The same with the port's wider tier (amd64: YMM, or ZMM and K under
+// AVX-512), where the P's scratch area is larger than the base tier's.
+TEST(PerG_9_7_5, ExtendedStateBelongsToItsGoroutineOnOnePUnderSimd) {
+  SKIP_WITHOUT_ASYNC();
+  if (std::string why = NoSimdTier(); !why.empty()) GTEST_SKIP() << why;
+  RuntimeOptions opts = TestOptions();
+  opts.experiments.simd = true;
+  Problems p = CheckTwoGoroutinesOnOneP(opts);
+  EXPECT_TRUE(p.empty()) << Join(p);
+  opts.mutations.shared_scratch = true;
+  EXPECT_FALSE(CheckTwoGoroutinesOnOneP(opts).empty()) << "shared-scratch passed under simd";
+}
+
 TEST(PerG_9_7_5, CatchesSharedScratch) {
   SKIP_WITHOUT_ASYNC();
   Problems p = CheckTwoGoroutinesOnOneP(WithMutation("shared-scratch"));
