@@ -3,7 +3,10 @@
 //      gopreempt_m (on its way to the global run queue), next to the bare
 //      mcall + gogo round trip measured in the same run;
 //   2. the cost of the stack-check prologue per call, next to the same call
-//      without the check (the omit_stack_check mutation).
+//      without the check (the omit_stack_check mutation);
+//   3. stop-the-world latency over 1 and 2 spinning Ps, and suspendG
+//      latency on a spinning goroutine (asynchronous preemption on; median
+//      and p99), next to the same round trip.
 // A benchmark, not a test: it prints figures and asserts nothing about them.
 #include <algorithm>
 #include <cstdio>
@@ -122,6 +125,76 @@ end
   return lat;
 }
 
+// Spinners in call-free loops (their head a safe point), one per P, until
+// g[9]; spinner i marks g[10+i] when it runs.
+std::string CallFreeSpinners(int n) {
+  std::string main = "func main.main\n", fns;
+  for (int i = 0; i < n; i++) {
+    std::string s = std::to_string(i);
+    main += "  go main.s" + s + "\n";
+    fns += "func main.s" + s + "\n  movi r1, 1\n  st g[" + std::to_string(10 + i) +
+           "], r1\nloop:\n  addi r5, 1\n  ld r3, g[9]\n  jz r3, loop\n  handshake " + std::to_string(30 + i) +
+           "\n  ret\nend\n";
+  }
+  for (int i = 0; i < n; i++) main += "  wait " + std::to_string(30 + i) + "\n";
+  return main + "  ret\nend\n" + fns;
+}
+
+bool AllStarted(Runtime& r, int n) {
+  for (int i = 0; i < n; i++)
+    if (r.global(10 + i) == 0) return false;
+  return true;
+}
+
+// Latencies (ns) of stopTheWorldWithSema over `procs` spinning Ps
+// (asynchronous preemption on), each followed by startTheWorld and a wait
+// until every spinner runs again.
+std::vector<double> MeasureStw(int n, int procs) {
+  RuntimeOptions opts;
+  opts.hooks.sysmon = false;
+  opts.settings.gomaxprocs = procs;
+  std::unique_ptr<Runtime> rt;
+  std::vector<double> lat;
+  RunProg(CallFreeSpinners(procs), std::move(opts), [&](Runtime& r) {
+    while (!AllStarted(r, procs)) usleep(50);
+    for (int i = 0; i < n; i++) {
+      size_t resumed = r.events().Count(Ev::kResume);
+      int64_t t0 = MonotonicNanos();
+      r.stopTheWorldWithSema();
+      lat.push_back(static_cast<double>(MonotonicNanos() - t0));
+      r.startTheWorld();
+      // Every spinner was preempted to stop its P: running again once each
+      // is resumed.
+      while (r.events().Count(Ev::kResume) < resumed + static_cast<size_t>(procs)) sched_yield();
+    }
+    r.set_global(9, 1);
+  }, &rt);
+  return lat;
+}
+
+// Latencies (ns) of suspendG on a spinning goroutine, until its scan bit is
+// held (it parked at an asynchronous safe point); each followed by resumeG.
+std::vector<double> MeasureSuspendG(int n) {
+  RuntimeOptions opts;
+  opts.hooks.sysmon = false;
+  std::unique_ptr<Runtime> rt;
+  std::vector<double> lat;
+  RunProg(CallFreeSpinners(1), std::move(opts), [&](Runtime& r) {
+    while (!AllStarted(r, 1)) usleep(50);
+    G* gp = r.FindG(2);
+    for (int i = 0; i < n; i++) {
+      size_t resumed = r.events().Count(Ev::kResume);
+      int64_t t0 = MonotonicNanos();
+      Runtime::SuspendState s = r.suspendG(gp);
+      lat.push_back(static_cast<double>(MonotonicNanos() - t0));
+      r.resumeG(s);
+      while (r.events().Count(Ev::kResume) == resumed) sched_yield();  // running again
+    }
+    r.set_global(9, 1);
+  }, &rt);
+  return lat;
+}
+
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return -1;
   std::sort(v.begin(), v.end());
@@ -143,6 +216,15 @@ int main(int argc, char** argv) {
   printf("  mcall+gogo round trip (bare ceiling)    %10.0f ns\n", rt);
   printf("  preemptone -> off the CPU, median        %10.0f ns  (%.1fx the round trip; p90 %.0f ns, %zu samples)\n",
          Percentile(lat, 0.5), Percentile(lat, 0.5) / rt, Percentile(lat, 0.9), lat.size());
+  for (int procs : {1, 2}) {
+    std::vector<double> stw = MeasureStw(500 * scale, procs);
+    printf("  stop-the-world, %d spinning P%s, median   %10.0f ns  (%.1fx the round trip; p99 %.0f ns, %zu samples)\n",
+           procs, procs == 1 ? " " : "s", Percentile(stw, 0.5), Percentile(stw, 0.5) / rt, Percentile(stw, 0.99),
+           stw.size());
+  }
+  std::vector<double> sus = MeasureSuspendG(1000 * scale);
+  printf("  suspendG of a spinner, median            %10.0f ns  (%.1fx the round trip; p99 %.0f ns, %zu samples)\n",
+         Percentile(sus, 0.5), Percentile(sus, 0.5) / rt, Percentile(sus, 0.99), sus.size());
   int calls = 2000000 * scale;
   double with = MeasureCalls(calls, false), without = MeasureCalls(calls, true);
   printf("  call of a non-leaf, with prologue check  %10.2f ns\n", with);

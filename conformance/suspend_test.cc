@@ -125,7 +125,6 @@ Problems CheckSuspendRunning(RuntimeOptions opts, const std::string& body, bool 
   // The events of spin, in order, from suspendG's request to resumeG.
   std::string seq;
   bool on = false;
-  size_t parks = 0;
   for (const Event& e : o.events) {
     if (e.goid != kFirstG) continue;
     if (e.kind == Ev::kRequest && e.source == Source::kSuspendG) on = true;
@@ -135,7 +134,7 @@ Problems CheckSuspendRunning(RuntimeOptions opts, const std::string& body, bool 
       case Ev::kRequest: tag = "request"; break;
       case Ev::kPreemptAsync: tag = "asyncPreempt2"; break;
       case Ev::kPreemptSync: tag = "newstack"; break;
-      case Ev::kPreemptPark: tag = e.arg ? "preemptPark(async)" : "preemptPark(sync)"; parks++; break;
+      case Ev::kPreemptPark: tag = e.arg ? "preemptPark(async)" : "preemptPark(sync)"; break;
       case Ev::kSuspend: tag = e.arg == _Gpreempted ? "suspend(_Gpreempted)" : "suspend(blocking)"; break;
       case Ev::kResume: tag = "execute"; break;
       case Ev::kResumeG: tag = "resumeG"; break;

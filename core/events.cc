@@ -12,7 +12,8 @@ const char* EvName(Ev e) {
                                       "park",    "ready",  "retake", "signal-sent", "signal-coalesced",
                                       "async-accept", "async-refuse", "sig-no-request", "preempt-async",
                                       "xreg-alloc", "stw-round", "stw-done", "safepoint-fn", "trap", "deadlock", "fault",
-                                      "preempt-park", "suspend", "resume-g", "suspend-give-up"};
+                                      "preempt-park", "suspend", "resume-g", "suspend-give-up",
+                                      "shrink", "shrink-deferred", "stw-give-up"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::kCount));
   return names[static_cast<int>(e)];
 }

@@ -44,6 +44,9 @@ enum class Ev : uint8_t {
   kSuspend,        // suspendG holds the G's scan bit (arg = the status it found; source suspendG)
   kResumeG,        // resumeG released the scan bit (arg 1: it readied a G suspendG stopped)
   kSuspendGiveUp,  // suspendG's bound passed with the G still running (arg = preemptM calls)
+  kShrink,         // shrinkstack copied the stack to half its size (arg = the new size)
+  kShrinkDeferred, // the collector could not shrink now (isShrinkStackSafe): preemptShrink set (arg 1: async safe point, 2: syscall)
+  kSTWGiveUp,      // stopTheWorldWithSema's round bound passed with a P still running (arg = rounds)
   kCount,
 };
 

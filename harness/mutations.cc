@@ -56,6 +56,9 @@ const std::vector<MutationDef>& Mutations() {
        "suspendG does not set preemptStop: the goroutine is rescheduled by gopreempt_m instead of parking",
        "Suspend_9_7_6.CatchesSuspendGWithoutPreemptStop", false,
        [](RuntimeMutations& m) { m.suspend_no_preempt_stop = true; }, Always},
+      {"shrink-at-async", "isShrinkStackSafe ignores gp.asyncSafePoint: a stack is shrunk at an asynchronous safe point",
+       "Shrink_9_7_5.CatchesAShrinkAtAnAsynchronousSafePoint", false,
+       [](RuntimeMutations& m) { m.shrink_at_async = true; }, NeedsAsync},
   };
   return kMutations;
 }

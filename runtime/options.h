@@ -109,6 +109,9 @@ struct RuntimeMutations {
   // suspendG does not set preemptStop: the G it stops is rescheduled by
   // gopreempt_m instead of parking, and runs on while it is "suspended".
   bool suspend_no_preempt_stop = false;
+  // isShrinkStackSafe ignores gp.asyncSafePoint: the collector shrinks a
+  // stack whose top two frames it cannot read precisely.
+  bool shrink_at_async = false;
   // asyncPreempt that saves and restores only the low half of each vector
   // register of the active tier (riscv64's F registers: the low 32 bits).
   bool half_vector_save = false;

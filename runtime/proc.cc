@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <new>
 #include <chrono>
 #include <utility>
 #include <cstdio>
@@ -32,6 +33,8 @@ namespace safepoint {
 
 namespace {
 thread_local M* tls_m = nullptr;
+// The reservation around the program's data pages (Runtime::ProgramData).
+constexpr size_t kDataReservation = 2 << 20;
 }  // namespace
 
 int64_t MonotonicNanos() {
@@ -102,9 +105,14 @@ bool ParseGodebug(const std::string& s, Debug* out, std::string* err) {
 Runtime::Runtime(RuntimeOptions opts)
     : opts_(std::move(opts)),
       events_(opts_.hooks.event_capacity),
-      globals_(new std::atomic<uint64_t>[ir::kGlobals]),
-      vdump_(new uint8_t[ir::kVDumpAreas * kVDumpBytes]()) {
-  for (int i = 0; i < ir::kGlobals; i++) globals_[i].store(0);
+      data_mapping_(mmap(nullptr, kDataReservation, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) {
+  if (data_mapping_ == MAP_FAILED) Throw("out of memory", "cannot reserve the program's data pages");
+  char* mid = static_cast<char*>(data_mapping_) + kDataReservation / 2;
+  size_t len = (sizeof(ProgramData) + 4095) & ~size_t(4095);
+  if (mprotect(mid, len, PROT_READ | PROT_WRITE) != 0) Throw("out of memory", "cannot map the program's data pages");
+  data_ = new (mid) ProgramData();
+  for (int i = 0; i < ir::kGlobals; i++) data_->globals[i].store(0);
+  data_->wbflag.store(0);
   if (opts_.hooks.clock) {
     clock_ = opts_.hooks.clock;
   } else {
@@ -115,8 +123,7 @@ Runtime::Runtime(RuntimeOptions opts)
 
 Runtime::~Runtime() {
   if (running_ms_.load() > 0) {
-    globals_.release();
-    vdump_.release();
+    data_mapping_ = nullptr;  // the abandoned Ms may still write there
     // Some M never stopped (a goroutine that reached no safe point); its
     // thread still runs our code on our memory. Leak everything it may touch.
     code_.release();
@@ -128,6 +135,7 @@ Runtime::~Runtime() {
   for (auto& g : allgs_) FreeStack(g.get());
   for (auto& m : ms_)
     if (m && m->g0_mapping) munmap(m->g0_mapping, m->g0_mapped);
+  if (data_mapping_ != nullptr && data_mapping_ != MAP_FAILED) munmap(data_mapping_, kDataReservation);
 }
 
 uintptr_t Runtime::code_base() const { return code_ ? code_->base() : 0; }
@@ -168,13 +176,13 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
     return false;
   }
   EmitEnv env;
-  env.globals = reinterpret_cast<uint64_t>(&globals_[0]);
+  env.globals = reinterpret_cast<uint64_t>(&data_->globals[0]);
   env.mcall = reinterpret_cast<uint64_t>(&sp_mcall);
   env.systemstack = reinterpret_cast<uint64_t>(&sp_systemstack);
   env.morestack = reinterpret_cast<uint64_t>(&sp_morestack);
   env.omit_stack_check = opts_.mutations.omit_stack_check;
-  env.vdump = reinterpret_cast<uint64_t>(vdump_.get());
-  env.wbflag = reinterpret_cast<uint64_t>(&wbflag_);
+  env.vdump = reinterpret_cast<uint64_t>(data_->vdump);
+  env.wbflag = reinterpret_cast<uint64_t>(&data_->wbflag);
   for (size_t i = 0; i < kServiceEntries.size(); i++) env.service_fn[i] = reinterpret_cast<uint64_t>(kServiceEntries[i]);
   env.port = &NativePort();
   xstate_tier_ = ChooseXTier();  // vfill and vdump reach the tier asyncPreempt saves

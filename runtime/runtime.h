@@ -190,12 +190,12 @@ class Runtime {
   EventLog& events() { return events_; }
   const FuncTable& table() const { return table_; }
   uintptr_t code_base() const;
-  uint64_t global(int i) const { return globals_[i].load(); }
-  void set_global(int i, uint64_t v) { globals_[i].store(v); }
+  uint64_t global(int i) const { return data_->globals[i].load(); }
+  void set_global(int i, uint64_t v) { data_->globals[i].store(v); }
   // Vector dump area n (what `vdump n` stored), kVDumpBytes long.
-  const uint8_t* vdump(int n) const { return vdump_.get() + static_cast<size_t>(n) * ir::kVDumpBytes; }
+  const uint8_t* vdump(int n) const { return data_->vdump + static_cast<size_t>(n) * ir::kVDumpBytes; }
   // The write-barrier-enabled flag `wb_store` tests.
-  void set_wbflag(bool on) { wbflag_.store(on ? 1 : 0); }
+  void set_wbflag(bool on) { data_->wbflag.store(on ? 1 : 0); }
   const Debug& debug() const { return debug_; }
   int gomaxprocs() const { return static_cast<int>(ps_.size()); }
   P* p(int i) { return ps_[i].get(); }
@@ -232,9 +232,12 @@ class Runtime {
   [[noreturn]] void asyncPreempt2(G* gp);
 
   // Stop-the-world (9.7.6): preemptall, again every 100 us, until every P
-  // has stopped. Returns the number of preemptall rounds. Call from a thread
-  // that is not an M. startTheWorld lets the Ps run again.
-  int stopTheWorldWithSema();
+  // has stopped. Returns the number of preemptall rounds, or -1 when
+  // `max_rounds` (> 0) rounds passed without every P stopping (a harness
+  // bound: Go would go on; the progress oracle reports it). Call from a
+  // thread that is not an M. startTheWorld lets the Ps run again, in either
+  // case.
+  int stopTheWorldWithSema(int max_rounds = 0);
   void startTheWorld();
   // forEachP: run fn on every P at its next safe point (preempting the
   // running ones); returns when each P has run it.
@@ -257,6 +260,15 @@ class Runtime {
   };
   SuspendState suspendG(G* gp, int64_t bound_ns = 60'000'000'000);
   void resumeG(const SuspendState& s);
+  // The collector's step on one suspended goroutine's stack (14.5): shrink
+  // it now if isShrinkStackSafe, else set preemptShrink so that newstack
+  // shrinks it at the next synchronous safe point. Call with the scan bit
+  // held (between suspendG and resumeG).
+  void scanstack(G* gp);
+  // Whether gp's stack may be copied now: not in a system call, not stopped
+  // at an asynchronous safe point (its top two frames have no precise
+  // pointer maps).
+  bool isShrinkStackSafe(const G* gp) const;
   // The goroutine with id goid, or nullptr (tests; the collector's roots).
   G* FindG(int64_t goid);
   // A preemption request raised on the target M itself, from a signal
@@ -317,6 +329,9 @@ class Runtime {
   void FreeStack(G* gp);
   bool AllocStack(G* gp, size_t size, std::string* err);
   void copystack(G* gp, size_t newsize);
+  // Halves gp's stack when less than a quarter of it is in use (and not
+  // below the minimum), as Go's shrinkstack; records kShrink.
+  void shrinkstack(G* gp);
   [[noreturn]] void execute(M* m, G* gp);
   void dropg(M* m);
   void ready(G* gp);             // mu_ held
@@ -337,9 +352,19 @@ class Runtime {
   std::unique_ptr<Clock> own_clock_;
   Clock* clock_;
   EventLog events_;
-  std::unique_ptr<std::atomic<uint64_t>[]> globals_;
-  std::unique_ptr<uint8_t[]> vdump_;
-  std::atomic<uint64_t> wbflag_{0};
+  // The memory generated code addresses: globals, vector dump areas and the
+  // write-barrier flag, in pages of their own in the middle of a 2 MiB
+  // PROT_NONE reservation, away from the C++ heap. A broken runtime (a
+  // mutation that resumes in the middle of a REGTMP sequence) may store
+  // through a half-built address near them: that faults, and is reported
+  // as the goroutine's fault, instead of corrupting the harness's heap.
+  struct ProgramData {
+    std::atomic<uint64_t> globals[ir::kGlobals];
+    std::atomic<uint64_t> wbflag;
+    alignas(64) uint8_t vdump[ir::kVDumpAreas * ir::kVDumpBytes];
+  };
+  void* data_mapping_ = nullptr;
+  ProgramData* data_ = nullptr;
   std::unique_ptr<CodePage> code_;
   FuncTable table_;
   uint32_t goexit_off_ = 0;

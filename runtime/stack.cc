@@ -81,6 +81,35 @@ void Runtime::copystack(G* gp, size_t newsize) {
   munmap(old_mapping, old_mapped);
 }
 
+bool Runtime::isShrinkStackSafe(const G* gp) const {
+  if ((gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Gsyscall) return false;
+  if (gp->asyncSafePoint && !opts_.mutations.shrink_at_async) return false;
+  return true;
+}
+
+void Runtime::shrinkstack(G* gp) {
+  size_t oldsize = gp->stack.hi - gp->stack.lo;
+  size_t newsize = oldsize / 2;
+  if (newsize < kStackMin) return;
+  // Only when less than a quarter is in use (counting the nosplit room).
+  constexpr size_t kStackNosplit = 800;
+  size_t used = gp->stack.hi - gp->sched.sp + kStackNosplit;
+  if (used >= oldsize / 4) return;
+  copystack(gp, newsize);
+  events_.Record(Ev::kShrink, gp->goid, Reason::kNone, gp->sched.pc, static_cast<int64_t>(newsize));
+}
+
+void Runtime::scanstack(G* gp) {
+  // (Marking the stack's pointers comes with the collector.)
+  if (isShrinkStackSafe(gp)) {
+    shrinkstack(gp);
+    return;
+  }
+  gp->preemptShrink = true;
+  bool syscall = (gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Gsyscall;
+  events_.Record(Ev::kShrinkDeferred, gp->goid, Reason::kNone, gp->sched.pc, syscall ? 2 : 1);
+}
+
 void Runtime::newstack(G* gp) {
   M* thism = gp->m;
   if (thism == nullptr || thism->curg.load() != gp) Throw("newstack: not on the M's curg");
@@ -98,8 +127,13 @@ void Runtime::newstack(G* gp) {
   if (gp->sched.sp < gp->stack.lo || gp->sched.sp > gp->stack.hi) Throw("newstack: sp out of the goroutine stack");
   if (preempt) {
     gp->syncSafePoint = true;
+    // A shrink the collector deferred (it found the goroutine at an
+    // asynchronous safe point): now, at a synchronous one, it is safe.
+    if (gp->preemptShrink) {
+      gp->preemptShrink = false;
+      shrinkstack(gp);
+    }
     // suspendG's request: park for the scan instead of rescheduling.
-    // (preemptShrink is acted on here once stack shrinking exists.)
     if (gp->preemptStop) preemptPark(gp, false);
     gopreempt_m(gp);
   }

@@ -30,7 +30,7 @@ void Runtime::SchedSafePoints(M* m) {
   pp->status.store(_Prunning);
 }
 
-int Runtime::stopTheWorldWithSema() {
+int Runtime::stopTheWorldWithSema(int max_rounds) {
   gcwaiting_.store(true);
   int rounds = 0;
   std::unique_lock<std::mutex> lk(mu_);
@@ -45,6 +45,10 @@ int Runtime::stopTheWorldWithSema() {
     return stopped == static_cast<int>(ps_.size());
   };
   while (!all_stopped()) {
+    if (max_rounds > 0 && rounds >= max_rounds) {
+      events_.Record(Ev::kSTWGiveUp, 0, Reason::kNone, 0, rounds);
+      return -1;
+    }
     lk.unlock();
     preemptall(Source::kPreemptAll);
     rounds++;
