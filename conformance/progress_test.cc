@@ -3,7 +3,7 @@
 // GOMAXPROCS 1 and 2, judged by the progress oracle in preemptall rounds:
 // bounded with asynchronous preemption for every kind; under
 // asyncpreemptoff=1 bounded for the loop calling a non-leaf, and never
-// completing (a bounded wait of 200 rounds, reported) for the others.
+// completing (a bounded wait of oracle::kNoProgressRounds rounds, reported) for the others.
 #include <string>
 
 #include <gtest/gtest.h>

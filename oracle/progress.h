@@ -15,12 +15,14 @@
 namespace safepoint::oracle {
 
 // preemptall rounds a stop-the-world may take when every spinner can be
-// preempted: one to ask, a few more for a request that lands on an unsafe
-// instruction or is lost (and, under QEMU, for a signal that waits for a
-// translation block's end).
-constexpr int kProgressRounds = 20;
-// The bound for the runs that must not complete: far past kProgressRounds.
-constexpr int kNoProgressRounds = 200;
+// preempted. Rounds are 100 us of the runtime's clock apart, so their count
+// is not free of time: natively it is 1 to 4, under QEMU (a signal waits
+// for a translation block's end; the machine may be busy) up to ~15 seen.
+// The bound is set far above both, so that it fails a runtime that cannot
+// stop the world, never a slow machine.
+constexpr int kProgressRounds = 1000;
+// The bound for the runs that must not complete (500 ms of retries).
+constexpr int kNoProgressRounds = 5000;
 
 // Whether the world must stop for `k` with asynchronous preemption on or off.
 bool MustStop(harness::LoopKind k, bool async);
