@@ -26,6 +26,7 @@
 #include "harness/scenario.h"
 #include "oracle/save_area.h"
 #include "conformance/bounded.h"
+#include "conformance/checks.h"
 #include "conformance/rules.h"
 #include "platforms/emitter.h"
 #include "platforms/native.h"
@@ -39,10 +40,6 @@ using Async_9_7_6 = RuleTest;
 
 constexpr int kRounds = 20;
 
-bool AsyncMissing() { return !NativePort().async_preemption(); }
-#define SKIP_WITHOUT_ASYNC()                                                                                \
-  if (AsyncMissing())                                                                                     \
-  GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing (preemptMSupported)"
 
 struct Armed {
   Outcome o;
@@ -361,13 +358,6 @@ TEST_F(Async_9_7_5, AcceptedInAnInlinedUserBody) {
 
 // --- the inline tree, three deep ---------------------------------------------
 
-using Problems = std::vector<std::string>;
-
-std::string JoinProblems(const Problems& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
-}
 
 // main.main's loop holds `outer` > `mid` > `inner`, inlined into each other,
 // with an instruction at every level before and after its child. Each is
@@ -420,16 +410,16 @@ Problems CheckInlineTrees(const RuntimeOptions& opts) {
 TEST_F(Async_9_7_5, TheInnermostBodyOfAThreeDeepInlineTreeDecides) {
   SKIP_WITHOUT_ASYNC();
   Problems p = CheckInlineTrees(TestOptions());
-  EXPECT_TRUE(p.empty()) << JoinProblems(p);
+  EXPECT_TRUE(p.empty()) << Join(p);
 }
 
 TEST_F(Async_9_7_5, CatchesTheOutermostInlinedBody) {
   SKIP_WITHOUT_ASYNC();
   RuntimeOptions opts = TestOptions();
-  FindMutation("outermost-inline")->apply(opts.mutations);
+  opts = WithMutation(opts, "outermost-inline");
   Problems p = CheckInlineTrees(opts);
   EXPECT_FALSE(p.empty()) << "a runtime that reads the inline tree's outermost body passed";
-  printf("caught: %s\n", JoinProblems(p).c_str());
+  Caught(p);
 }
 
 // --- the stack-room rule at its boundary -------------------------------------
@@ -469,16 +459,16 @@ Problems CheckStackRoomBoundary(RuntimeOptions opts) {
 TEST_F(Async_9_7_5, StackRoomFlipsExactlyAtAsyncPreemptStack) {
   SKIP_WITHOUT_ASYNC();
   Problems p = CheckStackRoomBoundary(TestOptions());
-  EXPECT_TRUE(p.empty()) << JoinProblems(p);
+  EXPECT_TRUE(p.empty()) << Join(p);
 }
 
 TEST_F(Async_9_7_5, CatchesStackRoomOffByOneWord) {
   SKIP_WITHOUT_ASYNC();
   RuntimeOptions opts = TestOptions();
-  FindMutation("stack-room-off-by-one")->apply(opts.mutations);
+  opts = WithMutation(opts, "stack-room-off-by-one");
   Problems p = CheckStackRoomBoundary(opts);
   EXPECT_FALSE(p.empty()) << "a stack-room rule one word short passed";
-  printf("caught: %s\n", JoinProblems(p).c_str());
+  Caught(p);
 }
 
 // --- the restart window at its boundary ----------------------------------------

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "conformance/bounded.h"
+#include "conformance/checks.h"
 #include "harness/mutations.h"
 #include "harness/scenario.h"
 
@@ -34,42 +35,9 @@ constexpr int kChapterStackSmall = 128;
 constexpr uintptr_t kChapterStackPreempt = 0xfffffffffffffadeull;
 constexpr int kGoGlobalQueueEvery = 61;
 
-using Problems = std::vector<std::string>;
 
-std::string Join(const Problems& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
-}
-
-RuntimeOptions WithMutation(RuntimeOptions o, const char* name) {
-  if (const MutationDef* m = FindMutation(name)) m->apply(o.mutations);
-  return o;
-}
-
-void Caught(const Problems& p) {
-  printf("caught: %s\n", Join(p).c_str());
-  ::testing::Test::RecordProperty("caught", Join(p));
-}
-
-// spin: a call-free loop (its head a safe point) until g[11].
-constexpr const char* kSpin = R"(
-func main.main
-  go main.spin
-  wait 2
-  ret
-end
-func main.spin frame=16
-  movi r1, 1
-  st g[10], r1
-loop:
-  addi r5, 1
-  ld r3, g[11]
-  jz r3, loop
-  handshake 2
-  ret
-end
-)";
+// spin: a call-free loop (checks.h: SpinProgram) until g[11].
+const std::string kSpin = SpinProgram("");
 
 // --- forcePreemptNS ---------------------------------------------------------
 
@@ -220,8 +188,7 @@ TEST(Constants_9_7, ARequestWritesTheChaptersStackPreempt) {
   RuntimeOptions opts = TestOptions();
   opts.settings.godebug = "asyncpreemptoff=1";
   opts.hooks.callbacks = {[&](Runtime&, G* gp) { spin = gp; }};
-  std::string prog = std::string(kSpin);
-  prog.replace(prog.find("  movi r1, 1\n  st g[10], r1"), 0, "  callback 0\n");
+  std::string prog = SpinProgram("", "  callback 0\n");
   Outcome o = RunScenario(prog, std::move(opts), [&](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return rt.global(10) == 1; })) << "waited 60 s for spin to start";
     rt.preemptone(rt.p(0), Source::kTest);

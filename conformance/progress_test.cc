@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "conformance/bounded.h"
+#include "conformance/checks.h"
 #include "harness/progress.h"
 #include "oracle/progress.h"
 #include "platforms/native.h"
@@ -31,9 +32,6 @@ void Expect(LoopKind k, bool async) {
   }
 }
 
-#define SKIP_WITHOUT_ASYNC()                                                                                \
-  if (!NativePort().async_preemption())                                                                   \
-  GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing (preemptMSupported)"
 
 TEST(Progress_9_7, StopTheWorldStopsALoopCallingANonLeaf) {
   SKIP_WITHOUT_ASYNC();

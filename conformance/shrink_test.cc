@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "conformance/bounded.h"
+#include "conformance/checks.h"
 #include "harness/mutations.h"
 #include "harness/scenario.h"
 #include "platforms/native.h"
@@ -21,65 +22,14 @@ namespace safepoint::conformance {
 using namespace ::safepoint::harness;
 namespace {
 
-using Problems = std::vector<std::string>;
-
-std::string Join(const Problems& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
-}
-
-bool Async() { return NativePort().async_preemption(); }
 
 // spin first recurses deep enough to grow its stack to 16 KiB, returns,
 // then loops (its head a safe point) until g[11]: without calls, or from
 // g[14] on through a non-leaf call (a prologue check).
-constexpr const char* kGrownSpin = R"(
-func main.main
-  go main.spin
-  wait 2
-  ret
-end
-func main.spin frame=16
-  movi r0, 20
-  call main.rec
-  movi r1, 1
-  st g[10], r1
-loop:
-  addi r5, 1
-  ld r3, g[14]
-  jz r3, nocall
-  call main.nonleaf
-nocall:
-  ld r2, g[12]
-  addi r2, 1
-  st g[12], r2
-  ld r3, g[11]
-  jz r3, loop
-  handshake 2
-  ret
-end
-func main.rec frame=512
-  jz r0, done
-  addi r0, -1
-  call main.rec
-done:
-  ret
-end
-func main.nonleaf frame=16
-  call main.leaf
-  ret
-end
-func main.leaf
-  addi r0, 1
-  ret
-end
-)";
+const std::string kGrownSpin =
+    SpinProgram("  ld r3, g[14]\n  jz r3, nocall\n  call main.nonleaf\nnocall:", "  movi r0, 20\n  call main.rec\n",
+                "func main.rec frame=512\n  jz r0, done\n  addi r0, -1\n  call main.rec\ndone:\n  ret\nend\n");
 
-bool Advances(Runtime& rt, uint64_t n = 50) {
-  uint64_t from = rt.global(12);
-  return WaitFor([&] { return rt.global(12) >= from + n; }, 30);
-}
 
 // The shrink events of spin, in order, with the stack sizes around them.
 struct ShrinkRun {
@@ -108,10 +58,10 @@ ShrinkRun RunShrink(RuntimeOptions opts, bool calls_first) {
       rt.scanstack(gp);
       r.at_scan = gp->stack.hi - gp->stack.lo;
       rt.resumeG(s);
-      if (!Advances(rt)) r.bad.push_back("spin did not run on after resumeG (30 s)");
+      if (!SpinAdvances(rt)) r.bad.push_back("spin did not run on after resumeG (30 s)");
       if (rt.events().Count(Ev::kShrinkDeferred) > 0) {
         rt.set_global(14, 1);
-        if (!Advances(rt)) r.bad.push_back("spin did not run on with calls (30 s)");
+        if (!SpinAdvances(rt)) r.bad.push_back("spin did not run on with calls (30 s)");
         // A cooperative request only: the next prologue check is newstack's.
         gp->preempt.store(true);
         gp->stackguard0.store(kStackPreempt);
@@ -148,15 +98,15 @@ Problems CheckDeferredAtAsync(RuntimeOptions opts) {
 }
 
 TEST(Shrink_9_7_5, AShrinkAtAnAsynchronousSafePointIsDeferredToTheNextPrologue) {
-  if (!Async()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   Problems p = CheckDeferredAtAsync(TestOptions());
   EXPECT_TRUE(p.empty()) << Join(p);
 }
 
 TEST(Shrink_9_7_5, CatchesAShrinkAtAnAsynchronousSafePoint) {
-  if (!Async()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions opts = TestOptions();
-  FindMutation("shrink-at-async")->apply(opts.mutations);
+  opts = WithMutation(opts, "shrink-at-async");
   Problems p = CheckDeferredAtAsync(std::move(opts));
   EXPECT_FALSE(p.empty()) << "a collector that shrinks at an asynchronous safe point passed";
   printf("caught: %s\n", Join(p).c_str());

@@ -29,6 +29,7 @@
 #include <gtest/gtest.h>
 
 #include "conformance/bounded.h"
+#include "conformance/checks.h"
 #include "harness/armed.h"
 #include "harness/mutations.h"
 #include "harness/scenario.h"
@@ -39,31 +40,7 @@ namespace safepoint::conformance {
 using namespace ::safepoint::harness;
 namespace {
 
-using Problems = std::vector<std::string>;
 
-std::string Join(const Problems& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
-}
-
-// What a check found under a mutation, for the log and the test XML.
-void Caught(const Problems& p) {
-  printf("caught: %s\n", Join(p).c_str());
-  ::testing::Test::RecordProperty("caught", Join(p));
-}
-
-bool AsyncMissing() { return !NativePort().async_preemption(); }
-#define SKIP_WITHOUT_ASYNC()                                                                                \
-  if (AsyncMissing())                                                                                     \
-  GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing (preemptMSupported)"
-
-RuntimeOptions WithMutation(const char* name) {
-  RuntimeOptions o = TestOptions();
-  const MutationDef* m = FindMutation(name);
-  if (m) m->apply(o.mutations);
-  return o;
-}
 
 // The vector registers of the active tier, at full width, that dump area
 // `area` holds wrongly for `vfill seed` (oracle/save_area.h), by name.
@@ -171,7 +148,7 @@ TEST(PerG_9_7_5, ExtendedStateBelongsToItsGoroutineOnOnePUnderSimd) {
 
 TEST(PerG_9_7_5, CatchesSharedScratch) {
   SKIP_WITHOUT_ASYNC();
-  Problems p = CheckTwoGoroutinesOnOneP(WithMutation("shared-scratch"));
+  Problems p = CheckTwoGoroutinesOnOneP(WithMutation(TestOptions(), "shared-scratch"));
   EXPECT_FALSE(p.empty()) << "a runtime that keeps extended state in the P's scratch area passed";
   Caught(p);
 }
@@ -271,40 +248,8 @@ TEST(PerG_9_7_5, ExtendedStateFollowsItsGoroutineToAnotherP) {
 //
 // spin loops without calls until g[11]; from g[14] on, each iteration also
 // takes and drops a runtime lock and calls a non-leaf (a prologue check).
-constexpr const char* kUsedUp = R"(
-func main.main
-  go main.spin
-  wait 2
-  ret
-end
-func main.spin frame=16
-  movi r1, 1
-  st g[10], r1
-loop:
-  addi r5, 1
-  ld r2, g[12]
-  addi r2, 1
-  st g[12], r2
-  ld r3, g[14]
-  jz r3, skip
-  acquirem
-  releasem
-  call main.nonleaf
-skip:
-  ld r3, g[11]
-  jz r3, loop
-  handshake 2
-  ret
-end
-func main.nonleaf frame=16
-  call main.leaf
-  ret
-end
-func main.leaf
-  addi r0, 1
-  ret
-end
-)";
+const std::string kUsedUp =
+    SpinProgram("  ld r3, g[14]\n  jz r3, skip\n  acquirem\n  releasem\n  call main.nonleaf\nskip:");
 
 constexpr int kBareSignals = 5;
 
@@ -391,7 +336,7 @@ TEST(PerG_9_7_5, ARequestIsUsedUpByItsPreemption) {
 }
 
 TEST(PerG_9_7_5, CatchesALiveRequest) {
-  Problems p = CheckRequestUsedUp(WithMutation("live-request"));
+  Problems p = CheckRequestUsedUp(WithMutation(TestOptions(), "live-request"));
   EXPECT_FALSE(p.empty()) << "a runtime whose requests outlive their preemption passed";
   Caught(p);
 }

@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include "conformance/bounded.h"
+#include "conformance/checks.h"
 #include "harness/mutations.h"
 #include "harness/scenario.h"
 #include "platforms/native.h"
@@ -35,54 +36,7 @@ namespace {
 
 constexpr int64_t kChapterSuspendPreemptMNS = 5'000;
 
-using Problems = std::vector<std::string>;
 
-std::string Join(const Problems& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
-}
-
-bool Async() { return NativePort().async_preemption(); }
-
-// spin: runs `body` in a loop (its head a safe point) until g[11], counting
-// in g[12]; main waits for it.
-std::string Spin(const std::string& body) {
-  return std::string(R"(
-func main.main
-  go main.spin
-  wait 2
-  ret
-end
-func main.spin frame=16
-  movi r1, 1
-  st g[10], r1
-loop:
-  addi r5, 1
-)") + body + R"(
-  ld r2, g[12]
-  addi r2, 1
-  st g[12], r2
-  ld r3, g[11]
-  jz r3, loop
-  handshake 2
-  ret
-end
-func main.nonleaf frame=16
-  call main.leaf
-  ret
-end
-func main.leaf
-  addi r0, 1
-  ret
-end
-)";
-}
-
-bool Advances(Runtime& rt, uint64_t n = 50) {
-  uint64_t from = rt.global(12);
-  return WaitFor([&] { return rt.global(12) >= from + n; }, 30);
-}
 
 std::string StatusName(uint32_t s) {
   std::string scan = (s & _Gscan) ? "_Gscan|" : "";
@@ -105,7 +59,7 @@ Problems CheckSuspendRunning(RuntimeOptions opts, const std::string& body, bool 
   Problems bad;
   uint32_t held_status = 0;
   Runtime::SuspendState s;
-  Outcome o = RunScenario(Spin(body), std::move(opts), [&](Runtime& rt) {
+  Outcome o = RunScenario(SpinProgram(body), std::move(opts), [&](Runtime& rt) {
     if (!WaitFor([&] { return rt.global(10) == 1; })) {
       bad.push_back("waited 60 s for spin to start");
     } else {
@@ -114,7 +68,7 @@ Problems CheckSuspendRunning(RuntimeOptions opts, const std::string& body, bool 
       held_status = gp->atomicstatus.load();
       if (!s.held) bad.push_back("suspendG gave up (60 s) with spin still running");
       rt.resumeG(s);
-      if (!Advances(rt)) bad.push_back("spin did not run on after resumeG (30 s)");
+      if (!SpinAdvances(rt)) bad.push_back("spin did not run on after resumeG (30 s)");
     }
     rt.set_global(11, 1);
   });
@@ -154,7 +108,7 @@ Problems CheckSuspendRunning(RuntimeOptions opts, const std::string& body, bool 
 }
 
 TEST(Suspend_9_7_6, ARunningGoroutineParksAtAnAsynchronousSafePoint) {
-  if (!Async()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  if (!!AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   Problems p = CheckSuspendRunning(TestOptions(), "", true);
   EXPECT_TRUE(p.empty()) << Join(p);
 }
@@ -168,9 +122,9 @@ TEST(Suspend_9_7_6, ARunningGoroutineParksAtASynchronousSafePoint) {
 
 TEST(Suspend_9_7_6, CatchesSuspendGWithoutPreemptStop) {
   RuntimeOptions opts = TestOptions();
-  if (!Async()) opts.settings.godebug = "asyncpreemptoff=1";
+  if (!!AsyncMissing()) opts.settings.godebug = "asyncpreemptoff=1";
   FindMutation("suspend-no-preempt-stop")->apply(opts.mutations);
-  Problems p = CheckSuspendRunning(std::move(opts), Async() ? "" : "  call main.nonleaf", Async());
+  Problems p = CheckSuspendRunning(std::move(opts), !AsyncMissing() ? "" : "  call main.nonleaf", !AsyncMissing());
   EXPECT_FALSE(p.empty()) << "a suspendG that does not set preemptStop passed";
   printf("caught: %s\n", Join(p).c_str());
 }
@@ -278,16 +232,16 @@ TEST(Suspend_9_7_6, AGoroutineAtABlockingSafePointIsNotPreempted) {
 // (gopreempt_m) and never to preemptPark; suspendG parks it.
 TEST(Suspend_9_7_6, StopTheWorldDoesNotParkWhatSuspendGParks) {
   RuntimeOptions opts = TestOptions();
-  if (!Async()) opts.settings.godebug = "asyncpreemptoff=1";
-  std::string body = Async() ? "" : "  call main.nonleaf";
+  if (!!AsyncMissing()) opts.settings.godebug = "asyncpreemptoff=1";
+  std::string body = !AsyncMissing() ? "" : "  call main.nonleaf";
   uint32_t during_stw = 0;
-  Outcome o = RunScenario(Spin(body), std::move(opts), [&](Runtime& rt) {
+  Outcome o = RunScenario(SpinProgram(body), std::move(opts), [&](Runtime& rt) {
     ASSERT_TRUE(WaitFor([&] { return rt.global(10) == 1; })) << "waited 60 s for spin to start";
     G* gp = rt.FindG(kFirstG);
     rt.stopTheWorldWithSema();
     during_stw = gp->atomicstatus.load();
     rt.startTheWorld();
-    ASSERT_TRUE(Advances(rt)) << "spin did not run on after the world started (30 s)";
+    ASSERT_TRUE(SpinAdvances(rt)) << "spin did not run on after the world started (30 s)";
     Runtime::SuspendState s = rt.suspendG(gp);
     EXPECT_TRUE(s.stopped);
     rt.resumeG(s);
@@ -316,7 +270,7 @@ TEST(Suspend_9_7_6, StopTheWorldDoesNotParkWhatSuspendGParks) {
 // the last signal no new one, at 5000 one. Once the lock goes, releasem
 // re-arms the request and spin parks at its next prologue check.
 TEST(Suspend_9_7_6, PreemptMIsSentAtMostEvery5us) {
-  if (!Async()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  if (!!AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   ManualClock clock;
   RuntimeOptions opts = TestOptions();
   opts.hooks.clock = &clock;
