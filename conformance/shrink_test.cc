@@ -23,11 +23,16 @@ using namespace ::safepoint::harness;
 namespace {
 
 
+// (The label `nocall:` starts a translation block under QEMU, so it is
+// followed by a safe point too: Go's suspendG sends preemptM again only
+// when the last signal was handled more than 5 us after it was sent, so a
+// quick refusal would leave it waiting for a synchronous safe point.)
+//
 // spin first recurses deep enough to grow its stack to 16 KiB, returns,
 // then loops (its head a safe point) until g[11]: without calls, or from
 // g[14] on through a non-leaf call (a prologue check).
 const std::string kGrownSpin =
-    SpinProgram("  ld r3, g[14]\n  jz r3, nocall\n  call main.nonleaf\nnocall:", "  movi r0, 20\n  call main.rec\n",
+    SpinProgram("  ld r3, g[14]\n  jz r3, nocall\n  call main.nonleaf\nnocall:\n  addi r5, 1", "  movi r0, 20\n  call main.rec\n",
                 "func main.rec frame=512\n  jz r0, done\n  addi r0, -1\n  call main.rec\ndone:\n  ret\nend\n");
 
 

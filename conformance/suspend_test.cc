@@ -263,9 +263,10 @@ TEST(Suspend_9_7_6, StopTheWorldDoesNotParkWhatSuspendGParks) {
 // --- preemptM at most every 5 us ---------------------------------------------------
 
 // spin holds a runtime lock in its loop, so every signal is refused. As in
-// Go, suspendG sends preemptM again only when the last signal has been
+// Go, suspendG calls preemptM again only when the last signal has been
 // handled (the M's preemptGen moved) and 5 us have passed on its clock
-// since the last one. The test moves preemptGen itself with bare SIGURGs
+// since the last call (and not at all when the handling came back sooner:
+// it then waits for a synchronous safe point, as Go does). The test moves preemptGen itself with bare SIGURGs
 // (handled, refused for m.locks) and the clock by hand: at 4999 ns since
 // the last signal no new one, at 5000 one. Once the lock goes, releasem
 // re-arms the request and spin parks at its next prologue check.
@@ -312,7 +313,9 @@ end
     ASSERT_TRUE(WaitFor([&] { return rt.global(10) == 1; })) << "waited 60 s for spin to start";
     G* gp = rt.FindG(kFirstG);
     std::thread collector([&] { s = rt.suspendG(gp); });
-    auto sent = [&] { return rt.events().Count(Ev::kSignalSent); };
+    // suspendG's preemptM calls (a call while a signal is still pending on
+    // the M is coalesced: it counts as the call it is).
+    auto calls = [&] { return rt.events().Count(Ev::kSignalSent) + rt.events().Count(Ev::kSignalCoalesced); };
     auto handled = [&] { return rt.events().Count(Ev::kAsyncRefuse); };
     // A bare SIGURG to spin's M, handled; then suspendG has looked at its
     // clock again.
@@ -322,21 +325,17 @@ end
       syscall(SYS_tgkill, getpid(), gp->m->tid, SIGURG);
       return WaitFor([&] { return handled() > h; }, 30) && WaitFor([&] { return clock.reads() > r; }, 30);
     };
-    if (!WaitFor([&] { return sent() == 1 && handled() == 1 && clock.reads() >= 2; }, 30))
+    if (!WaitFor([&] { return calls() == 1 && handled() >= 1 && clock.reads() >= 2; }, 30))
       bad.push_back("no first signal sent and handled (30 s)");
     for (size_t k = 1; k <= 3 && bad.empty(); k++) {
       clock.Advance(kChapterSuspendPreemptMNS - 1);
       if (!nudge()) bad.push_back("a bare SIGURG was not handled, or suspendG stopped looking (30 s)");
-      if (sent() != k) bad.push_back("signal " + std::to_string(k + 1) + " sent before 5 us");
+      if (calls() != k) bad.push_back("preemptM " + std::to_string(k + 1) + " called before 5 us");
       clock.Advance(1);
       if (!nudge()) bad.push_back("a bare SIGURG was not handled, or suspendG stopped looking (30 s)");
-      if (!WaitFor([&] { return sent() == k + 1; }, 30))
-        bad.push_back("no signal " + std::to_string(k + 1) + " at 5 us (30 s)");
-      // and suspendG's own signal handled (refused) in turn
-      if (!WaitFor([&] { return handled() >= 3 * k + 1; }, 30))
-        bad.push_back("signal " + std::to_string(k + 1) + " not handled (30 s): " + std::to_string(sent()) + " sent, " +
-                      std::to_string(handled()) + " refused, " + std::to_string(rt.events().Count(Ev::kSigNoRequest)) +
-                      " without a request, " + std::to_string(rt.events().Count(Ev::kSignalCoalesced)) + " coalesced");
+      if (!WaitFor([&] { return calls() == k + 1; }, 30))
+        bad.push_back("no preemptM " + std::to_string(k + 1) + " at 5 us (30 s): " + std::to_string(calls()) +
+                      " calls, " + std::to_string(handled()) + " signals refused");
     }
     rt.set_global(13, 1);  // spin leaves its locked loop: releasem, a prologue check
     collector.join();
