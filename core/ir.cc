@@ -232,6 +232,8 @@ bool ParseProgram(const std::string& text, Program* out, std::string* err) {
     std::string line = Trim(raw.substr(0, raw.find('#')));
     if (line.empty()) continue;
     std::vector<std::string> w = Words(line);
+    // (Found by //fuzz:parser_fuzz: ", " split into no words at all.)
+    if (w.empty()) return fail("a statement expected, not separators alone");
     const std::string& op = w[0];
     if (op == "func") {
       if (cur) return fail("'func' inside function " + cur->name + " (missing 'end')");

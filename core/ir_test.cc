@@ -33,6 +33,9 @@ TEST(IR, ParsesAProgram) {
 
 TEST(IR, MalformedDescriptionsGetClearErrors) {
   EXPECT_EQ(ErrorOf("func main.main\n  frob r1\n  ret\nend\n"), "2: unknown operation 'frob'");
+  // Found by //fuzz:parser_fuzz: a line of separators alone crashed the parser.
+  EXPECT_EQ(ErrorOf(", "), "1: a statement expected, not separators alone");
+  EXPECT_EQ(ErrorOf("func main.main\n ,, \n  ret\nend\n"), "2: a statement expected, not separators alone");
   EXPECT_EQ(ErrorOf("func main.main\n  addi r99, 1\n  ret\nend\n"), "2: 'r99' is not a register r0..r11");
   EXPECT_EQ(ErrorOf("func main.main\n  ret\n"), "1: function main.main has no 'end'");
   EXPECT_EQ(ErrorOf("func main.main frame=12\n  ret\nend\n"), "1: frame=12: must be a multiple of 8 in [0, 4080]");
