@@ -24,8 +24,9 @@ struct ProgressObservation {
 };
 
 // Runs `n` spinners of kind `k` at GOMAXPROCS=n with `base` options (sysmon
-// off), and stopTheWorldWithSema bounded to `max_rounds` rounds (100 us of
-// its clock apart).
+// off), and stopTheWorldWithSema bounded to `max_rounds` rounds. The
+// runtime's clock is the harness's: it moves on 100 us, starting the next
+// round, only once the last round has settled (a handshake, not a sleep).
 ProgressObservation ObserveStopTheWorld(LoopKind k, int n, RuntimeOptions base, int max_rounds);
 
 }  // namespace safepoint::harness
