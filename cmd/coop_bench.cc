@@ -16,6 +16,7 @@
 
 #include "platforms/native.h"
 #include "core/chapter.h"
+#include "harness/progress.h"
 #include "runtime/runtime.h"
 
 namespace safepoint {
@@ -125,27 +126,6 @@ end
   return lat;
 }
 
-// Spinners in call-free loops (their head a safe point), one per P, until
-// g[9]; spinner i marks g[10+i] when it runs.
-std::string CallFreeSpinners(int n) {
-  std::string main = "func main.main\n", fns;
-  for (int i = 0; i < n; i++) {
-    std::string s = std::to_string(i);
-    main += "  go main.s" + s + "\n";
-    fns += "func main.s" + s + "\n  movi r1, 1\n  st g[" + std::to_string(10 + i) +
-           "], r1\nloop:\n  addi r5, 1\n  ld r3, g[9]\n  jz r3, loop\n  handshake " + std::to_string(30 + i) +
-           "\n  ret\nend\n";
-  }
-  for (int i = 0; i < n; i++) main += "  wait " + std::to_string(30 + i) + "\n";
-  return main + "  ret\nend\n" + fns;
-}
-
-bool AllStarted(Runtime& r, int n) {
-  for (int i = 0; i < n; i++)
-    if (r.global(10 + i) == 0) return false;
-  return true;
-}
-
 // Latencies (ns) of stopTheWorldWithSema over `procs` spinning Ps
 // (asynchronous preemption on), each followed by startTheWorld and a wait
 // until every spinner runs again.
@@ -155,8 +135,8 @@ std::vector<double> MeasureStw(int n, int procs) {
   opts.settings.gomaxprocs = procs;
   std::unique_ptr<Runtime> rt;
   std::vector<double> lat;
-  RunProg(CallFreeSpinners(procs), std::move(opts), [&](Runtime& r) {
-    while (!AllStarted(r, procs)) usleep(50);
+  RunProg(harness::SpinnersProgram(harness::LoopKind::kNoCalls, procs), std::move(opts), [&](Runtime& r) {
+    while (!harness::SpinnersStarted(r, procs)) usleep(50);
     for (int i = 0; i < n; i++) {
       size_t resumed = r.events().Count(Ev::kResume);
       int64_t t0 = MonotonicNanos();
@@ -167,7 +147,7 @@ std::vector<double> MeasureStw(int n, int procs) {
       // is resumed.
       while (r.events().Count(Ev::kResume) < resumed + static_cast<size_t>(procs)) sched_yield();
     }
-    r.set_global(9, 1);
+    r.set_global(harness::kSpinnersStop, 1);
   }, &rt);
   return lat;
 }
@@ -179,8 +159,8 @@ std::vector<double> MeasureSuspendG(int n) {
   opts.hooks.sysmon = false;
   std::unique_ptr<Runtime> rt;
   std::vector<double> lat;
-  RunProg(CallFreeSpinners(1), std::move(opts), [&](Runtime& r) {
-    while (!AllStarted(r, 1)) usleep(50);
+  RunProg(harness::SpinnersProgram(harness::LoopKind::kNoCalls, 1), std::move(opts), [&](Runtime& r) {
+    while (!harness::SpinnersStarted(r, 1)) usleep(50);
     G* gp = r.FindG(2);
     for (int i = 0; i < n; i++) {
       size_t resumed = r.events().Count(Ev::kResume);
@@ -190,7 +170,7 @@ std::vector<double> MeasureSuspendG(int n) {
       r.resumeG(s);
       while (r.events().Count(Ev::kResume) == resumed) sched_yield();  // running again
     }
-    r.set_global(9, 1);
+    r.set_global(harness::kSpinnersStop, 1);
   }, &rt);
   return lat;
 }

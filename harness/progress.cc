@@ -21,11 +21,7 @@ const char* LoopKindName(LoopKind k) {
   return "?";
 }
 
-namespace {
-
-// main starts n spinners and waits for each to finish; spinner i marks
-// g[10+i] when it runs and loops (its head a safe point) until g[9].
-std::string Spinners(LoopKind k, int n) {
+std::string SpinnersProgram(LoopKind k, int n) {
   const char* body = k == LoopKind::kCallsNonleaf ? "  call main.nonleaf"
                      : k == LoopKind::kCallsLeaf  ? "  call main.leaf"
                                                   : "  addi r0, 1";
@@ -41,6 +37,14 @@ std::string Spinners(LoopKind k, int n) {
   for (int i = 0; i < n; i++) main += "  wait " + std::to_string(30 + i) + "\n";
   return main + "  ret\nend\n" + fns + kChapterLeafAndNonleaf;
 }
+
+bool SpinnersStarted(Runtime& rt, int n) {
+  for (int i = 0; i < n; i++)
+    if (rt.global(10 + i) == 0) return false;
+  return true;
+}
+
+namespace {
 
 // Whether the preemptall round in progress is over: every signal it caused
 // has been answered (accepted or refused), every spinner it preempted has
@@ -72,13 +76,8 @@ ProgressObservation ObserveStopTheWorld(LoopKind k, int n, RuntimeOptions base, 
   base.hooks.sysmon = false;
   base.hooks.clock = &clock;
   base.settings.gomaxprocs = n;
-  Outcome o = RunScenario(Spinners(k, n), std::move(base), [&](Runtime& rt) {
-    bool all = WaitFor([&] {
-      for (int i = 0; i < n; i++)
-        if (rt.global(10 + i) == 0) return false;
-      return true;
-    });
-    if (!all) {
+  Outcome o = RunScenario(SpinnersProgram(k, n), std::move(base), [&](Runtime& rt) {
+    if (!WaitFor([&] { return SpinnersStarted(rt, n); })) {
       ob.error = "waited 60 s for every spinner to start";
     } else {
       constexpr int kPending = -2;
@@ -109,7 +108,7 @@ ProgressObservation ObserveStopTheWorld(LoopKind k, int n, RuntimeOptions base, 
       if (!ob.stopped) ob.rounds = max_rounds;
       rt.startTheWorld();
     }
-    rt.set_global(9, 1);
+    rt.set_global(kSpinnersStop, 1);
   });
   ob.ran = o.ok && ob.error.empty();
   if (!o.ok) ob.error = o.error;

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "runtime/options.h"
+#include "runtime/runtime.h"
 
 namespace safepoint::harness {
 
@@ -22,6 +22,13 @@ struct ProgressObservation {
   int rounds = 0;            // preemptall rounds (kSTWRound events)
   size_t preempted_sync = 0, preempted_async = 0;  // the spinners' preemptions
 };
+
+// The program: main starts n spinners of kind `k` and waits for each;
+// spinner i marks g[10+i] when it runs and loops (its head a safe point)
+// until g[kSpinnersStop]. SpinnersStarted: every one has marked.
+constexpr int kSpinnersStop = 9;
+std::string SpinnersProgram(LoopKind k, int n);
+bool SpinnersStarted(Runtime& rt, int n);
 
 // Runs `n` spinners of kind `k` at GOMAXPROCS=n with `base` options (sysmon
 // off), and stopTheWorldWithSema bounded to `max_rounds` rounds. The

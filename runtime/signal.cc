@@ -281,21 +281,16 @@ void Runtime::asyncPreempt2(G* gp) {
   // The top two frames (asyncPreempt's and the interrupted function's) have
   // no precise pointer information.
   gp->asyncSafePoint = true;
-  // xRegSave: the P's scratch area into the G's extended state.
-  M* m = gp->m;
-  if (opts_.mutations.shared_scratch) {
-    // Broken on purpose: the state stays in the P's scratch area.
-    events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
-    if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
-    if (gp->preemptStop) preemptPark(gp, true);
-    goschedImpl(gp);
+  // xRegSave: the P's scratch area into the G's extended state (the
+  // shared-scratch mutation leaves it in the P's scratch area).
+  if (!opts_.mutations.shared_scratch) {
+    if (!gp->xstate) {
+      gp->xstate.reset(new uint8_t[xstate_bytes_]);
+      events_.Record(Ev::kXRegAlloc, gp->goid, Reason::kNone, 0, static_cast<int64_t>(xstate_bytes_));
+    }
+    memcpy(gp->xstate.get(), gp->m->p->xscratch, xstate_bytes_);
+    gp->xstate_live = true;
   }
-  if (!gp->xstate) {
-    gp->xstate.reset(new uint8_t[xstate_bytes_]);
-    events_.Record(Ev::kXRegAlloc, gp->goid, Reason::kNone, 0, static_cast<int64_t>(xstate_bytes_));
-  }
-  memcpy(gp->xstate.get(), m->p->xscratch, xstate_bytes_);
-  gp->xstate_live = true;
   // Whatever runs before the goroutine resumes may change its vector,
   // flag and control registers; here they change for sure (every bit
   // setflags controls set), so only what asyncPreempt restores survives
