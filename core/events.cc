@@ -13,7 +13,9 @@ const char* EvName(Ev e) {
                                       "async-accept", "async-refuse", "sig-no-request", "preempt-async",
                                       "xreg-alloc", "stw-round", "stw-done", "safepoint-fn", "trap", "deadlock", "fault",
                                       "preempt-park", "suspend", "resume-g", "suspend-give-up",
-                                      "shrink", "shrink-deferred", "stw-give-up"};
+                                      "shrink", "shrink-deferred", "stw-give-up",
+                                      "alloc", "gc-start", "gc-scan-stack", "gc-mark-termination", "free", "gc-done",
+                                      "freed-access"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::kCount));
   return names[static_cast<int>(e)];
 }

@@ -47,6 +47,13 @@ enum class Ev : uint8_t {
   kShrink,         // shrinkstack copied the stack to half its size (arg = the new size)
   kShrinkDeferred, // the collector could not shrink now (isShrinkStackSafe): preemptShrink set (arg 1: async safe point, 2: syscall)
   kSTWGiveUp,      // stopTheWorldWithSema's round bound passed with a P still running (arg = rounds)
+  kAlloc,          // mallocgc made an object (pc = its address, arg = its index, negative when allocated black)
+  kGCStart,        // a collection began marking (arg = cycle)
+  kGCScanStack,    // the collector scanned a goroutine's stack (arg = frames scanned conservatively: 0 or 2)
+  kGCMarkTermination,  // the world is stopped; marking ends (arg = cycle)
+  kFree,           // the sweep freed and poisoned an object (pc = its address, arg = its index)
+  kGCDone,         // the sweep finished (arg = objects freed)
+  kFreedAccess,    // a goroutine touched a freed object (pc = the faulting PC, arg = the object's index)
   kCount,
 };
 

@@ -20,6 +20,15 @@ int FuncInfo::InlineDepth(size_t i) const {
   return d;
 }
 
+FuncInfo::SpState FuncInfo::SpAt(uint32_t off) const {
+  SpState st{entry, 0, false};
+  for (const SpState& s : pcsp) {
+    if (s.from > off) break;
+    st = s;
+  }
+  return st;
+}
+
 const std::string& FuncInfo::InnermostPackage(uint32_t off) const {
   // Bodies nest, so the deepest one holding off is the innermost (a body
   // and its only child may span the same bytes: the child is deeper).

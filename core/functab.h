@@ -36,6 +36,24 @@ struct FuncInfo {
   CodeRange prologue{0, 0};  // the stack check (unsafe)
   CodeRange tail{0, 0};      // the morestack path (unsafe)
   std::vector<uint32_t> call_sites;  // offsets of call instructions
+  // The stack map, the same at every call site: the frame offsets (from
+  // SP, slot_base included) of the slots declared to hold pointers. The
+  // collector reads only these in a frame stopped at a call (precise).
+  std::vector<int> ptr_slots;
+  int slot_base = 0;  // slot 0 is at SP+slot_base in the body (8 on LR machines, after the saved LR)
+  int args = 0;       // the outgoing-argument area: slots [0, args)
+  // Go's pcsp table, with where the return address is: from code offset
+  // `from` on (to the next entry), SP is `delta` bytes below the entry SP
+  // (the return address amd64's call pushed not counted), and on machines
+  // with a link register `lr_saved` says whether the frame's 0(SP) holds
+  // the return address yet (else the link register still does).
+  struct SpState {
+    uint32_t from;
+    int delta;
+    bool lr_saved;
+  };
+  std::vector<SpState> pcsp;
+  SpState SpAt(uint32_t off) const;
   std::vector<CodeRange> unsafe;     // compiler-marked unsafe sequences in the body
   // Restartable sequences: a preemption inside resumes at lo. `mark` is
   // Go's alternating -3/-4 (UnsafePointRestart1/2), so adjacent sequences

@@ -36,6 +36,7 @@ constexpr ServiceInfo kServices[] = {
     {Service::kCallback, "callback", "runtime.testCallback", true, false},
     {Service::kSecretBegin, "secret_begin", "runtime/secret.begin", false, false},
     {Service::kSecretEnd, "secret_end", "runtime/secret.end", false, false},
+    {Service::kAlloc, "alloc", "runtime.mallocgc", true, false},
     {Service::kGoexit, "goexit", "runtime.goexit", false, false},
 };
 static_assert(sizeof(kServices) / sizeof(kServices[0]) == static_cast<size_t>(Service::kCount));
@@ -131,6 +132,17 @@ std::string CheckVDump(const Insn& i) {
              : "";
 }
 
+std::string CheckMemOff(const Insn& i) {
+  return i.imm < 0 || i.imm > kMemOffMax || i.imm % 8 != 0
+             ? " " + std::to_string(i.imm) + ": offsets are multiples of 8 in [0, " + std::to_string(kMemOffMax) + "]"
+             : "";
+}
+std::string CheckAllocSize(const Insn& i) {
+  return i.imm < 8 || i.imm > kMaxAlloc || i.imm % 8 != 0
+             ? " " + std::to_string(i.imm) + ": sizes are multiples of 8 in [8, " + std::to_string(kMaxAlloc) + "]"
+             : "";
+}
+
 struct OpSyntax {
   std::string word;
   Op op;
@@ -170,6 +182,12 @@ const std::vector<OpSyntax>& OpTable() {
         {"vdump", Op::kVDump, {kImm}, "needs an area number", CheckVDump, true},
         {"setflags", Op::kSetFlags, {kImm}, "needs an integer", nullptr, true},
         {"flagsdump", Op::kFlagsDump, {kGlobal}, "needs a global g[N]", CheckFlagsDump},
+        {"starg", Op::kStSlot, {kImm, kRs}, "needs an argument-area offset and a register"},
+        {"ldm", Op::kLdMem, {kRd, kRs, kImm}, "needs a register, a base register and an offset", CheckMemOff},
+        {"stm", Op::kStMem, {kRd, kImm, kRs}, "needs a base register, an offset and a register", CheckMemOff},
+        {"drop", Op::kMovi, {kRd}, "needs a register"},
+        {"vload", Op::kVLoad, {kRs, kImm}, "needs a base register and an offset", CheckMemOff},
+        {"vstore", Op::kVStore, {kRd, kImm}, "needs a base register and an offset", CheckMemOff},
     };
     // Every runtime service is an operation too, spelled as kServices says.
     for (const ServiceInfo& s : kServices) {
@@ -177,6 +195,7 @@ const std::vector<OpSyntax>& OpTable() {
       OpSyntax row{s.ir, Op::kService, {}, "takes no operands"};
       row.service = s.s;
       if (s.has_imm) row.shape = {kImm}, row.usage = "needs an integer operand", row.check = CheckNonNegative;
+      if (s.s == Service::kAlloc) row.usage = "needs a size in bytes", row.check = CheckAllocSize;
       if (s.has_target) row.shape = {kFunc}, row.usage = "needs a function name";
       t.push_back(row);
     }
@@ -258,8 +277,25 @@ bool ParseProgram(const std::string& text, Program* out, std::string* err) {
             return fail("frame=" + w[i].substr(6) + ": must be a multiple of 8 in [0, " +
                         std::to_string(kMaxFrame) + "]");
           cur->frame = static_cast<int>(v);
+        } else if (w[i].compare(0, 5, "args=") == 0 && ParseInt(w[i].substr(5), &v)) {
+          if (v < 0 || v > kMaxFrame || v % 8 != 0)
+            return fail("args=" + w[i].substr(5) + ": must be a multiple of 8 in [0, " + std::to_string(kMaxFrame) + "]");
+          cur->args = static_cast<int>(v);
+        } else if (w[i].compare(0, 5, "ptrs=") == 0) {
+          std::string list = w[i].substr(5);
+          size_t at = 0;
+          while (true) {
+            size_t slash = list.find('/', at);
+            std::string one = list.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+            if (!ParseInt(one, &v) || v < 0 || v > kMaxFrame || v % 8 != 0)
+              return fail("ptrs=" + list + ": want slot offsets, multiples of 8, separated by '/'");
+            cur->ptr_slots.push_back(static_cast<int>(v));
+            if (slash == std::string::npos) break;
+            at = slash + 1;
+          }
         } else {
-          return fail("unknown function attribute '" + w[i] + "' (nosplit, asm, nongo, restartatentry, frame=N)");
+          return fail("unknown function attribute '" + w[i] +
+                      "' (nosplit, asm, nongo, restartatentry, frame=N, args=N, ptrs=A/B/...)");
         }
       }
       continue;
@@ -335,6 +371,13 @@ bool Validate(const Program& p, std::string* err) {
     if (!names.insert(f.name).second) return fail(f.line, "function " + f.name + " defined twice");
     if (f.frame < 0 || f.frame > kMaxFrame || f.frame % 8 != 0)
       return fail(f.line, f.name + ": bad frame size " + std::to_string(f.frame));
+    if (f.args < 0 || f.args > f.frame || f.args % 8 != 0)
+      return fail(f.line, f.name + ": args=" + std::to_string(f.args) + " must lie within the " +
+                              std::to_string(f.frame) + "-byte frame");
+    for (int off : f.ptr_slots)
+      if (off < 0 || off % 8 != 0 || off + 8 > f.frame)
+        return fail(f.line, f.name + ": pointer slot " + std::to_string(off) + " outside the " +
+                                std::to_string(f.frame) + "-byte frame");
     if (f.body.empty() || (f.body.back().op != Op::kRet && f.body.back().op != Op::kJmp))
       return fail(f.line, f.name + ": must end with ret or jmp");
   }
@@ -439,6 +482,11 @@ bool Validate(const Program& p, std::string* err) {
         case Op::kAtomicAdd:
         case Op::kWbStore:
           return bad("no calls, services, branches, atomics or write barriers");
+        case Op::kLdMem:
+        case Op::kStMem:
+        case Op::kVLoad:
+        case Op::kVStore:
+          return bad("no heap memory operations");
         default:
           break;
       }

@@ -30,6 +30,15 @@
 //   ret
 //   ld rD, g[N]  /  st g[N], rS          globals
 //   ldslot rD, OFF / stslot OFF, rS      8-byte frame slots, 0 <= OFF < frame
+//   starg OFF, rS         stslot into the outgoing-argument area (OFF < args)
+//   The heap (objects the runtime's collector manages; see "The heap" below):
+//   alloc N               r0 = a new zeroed heap object of N bytes (a service)
+//   ldm rD, rB, OFF       rD = the word at rB+OFF     (0 <= OFF <= kMemOffMax,
+//   stm rB, OFF, rS       the word at rB+OFF = rS      a multiple of 8)
+//   drop rD               rD = 0: the register no longer holds a pointer
+//   vload rB, OFF         the 16 bytes at rB+OFF into the first vector
+//   vstore rB, OFF        register(s), and back: a block copied through
+//                         vector registers, as compilers copy small blocks
 //   fillregs SEED       every allocatable register of the port = SEED+index
 //   sumregs rD          rD = the sum of every allocatable register
 //   atomic_add g[N], rS   g[N] += rS atomically, rS unchanged (a compiler-marked unsafe point)
@@ -72,9 +81,24 @@
 //     and system bits). Each port's masks cover what a program can set
 //     without changing how other code computes (no rounding modes or trap
 //     enables); platforms/NAME/README.md lists them.
+//   - `vload`/`vstore` use vector register 0 (amd64 X0, arm64 V0, loong64
+//     VR0; riscv64 F0 and F1, 8 bytes each): whatever vfill put there is
+//     replaced, and a vdump after a vload is the port's.
 //   - `flagsdump g[N]` stores the i-th of those registers, as asyncPreempt
 //     saves it (loong64's eight FCCs packed, bit i = fcc_i), in g[N+i]: at
 //     most kFlagsWords globals, g[N..N+kFlagsWords) must exist.
+//
+// The heap. `alloc N` (8 <= N <= kMaxAlloc, a multiple of 8) returns an
+// object the collector may free once nothing reaches it. What reaches it:
+// globals; the words of reachable objects; the frames of every goroutine,
+// precisely at call sites (only the slots the function declares as
+// pointers: `func F frame=32 ptrs=0/16` declares slots 0 and 16) and
+// conservatively in the two innermost frames of a goroutine stopped at an
+// asynchronous safe point (every word of the interrupted frame, its
+// outgoing-argument area included, and every saved register). `args=N`
+// declares the first N bytes of the frame as the outgoing-argument area of
+// the calls F prepares (Go's frames keep them at the bottom). Reading a
+// freed object is a fatal error: the liveness oracle's evidence.
 #ifndef SAFEPOINT_RUNTIME_IR_H_
 #define SAFEPOINT_RUNTIME_IR_H_
 
@@ -91,6 +115,11 @@ constexpr int kMaxFrame = 4096 - 16;  // StackBig: larger frames are not support
 // StackNosplit: what a chain of nosplit functions may use below the stack
 // check that admitted it (Go's linker refuses more: "nosplit stack overflow").
 constexpr int kNosplitLimit = 800;
+// ldm/stm/vload/vstore offsets: 0..kMemOffMax, multiples of 8 (one
+// instruction on every port); vload/vstore move 16 bytes from OFF.
+constexpr int kMemOffMax = 240;
+// The largest object `alloc` makes (a page less the object's header).
+constexpr int kMaxAlloc = 4096 - 16;
 
 enum class Service : uint8_t {
   kGosched,
@@ -109,6 +138,7 @@ enum class Service : uint8_t {
   kCallback,  // callback N: a test hook run on g0 (systemstack)
   kSecretBegin,
   kSecretEnd,
+  kAlloc,   // alloc N: r0 = a new heap object (runtime.mallocgc)
   kGoexit,  // not written in programs: where a goroutine's top function returns
   kCount,
 };
@@ -133,6 +163,9 @@ enum class Op : uint8_t {
   kAtomicAdd, kWbStore, kUseTmp,
   kInlineBegin, kInlineEnd,
   kDumpRegs, kVFill, kVDump, kSetFlags, kFlagsDump,
+  // The heap: rd is the destination of ldm and the base of stm and vstore;
+  // rs the base of ldm and vload and the value of stm.
+  kLdMem, kStMem, kVLoad, kVStore,
 };
 
 constexpr int kVDumpAreas = 4;
@@ -181,6 +214,8 @@ struct Function {
   bool is_asm = false;  // an assembly function: never an asynchronous safe point
   bool nongo = false;   // foreign (non-Go) code
   bool restart_at_entry = false;  // a preemption anywhere resumes at the entry
+  std::vector<int> ptr_slots;     // ptrs=A/B/...: slots that hold pointers (the stack map)
+  int args = 0;                   // args=N: the outgoing-argument area, frame bytes [0, N)
   std::vector<Insn> body;
   int line = 0;
 

@@ -109,6 +109,15 @@ class Asm {
   void SetOp(int op) { cur_op_ = op; }
   const std::vector<int32_t>& insn_op() const { return insn_op_; }
 
+  // The frame as the instructions from the next one on see it (Go's pcsp):
+  // SP `delta` bytes below the entry SP, the return address saved at 0(SP)
+  // or not (LR machines). A Lowerer calls it after each instruction of its
+  // FrameSetup and of `ret` that moves SP or saves LR; the driver records
+  // the entry, the state after FrameSetup again after every `ret`, and the
+  // tail.
+  void Sp(int delta, bool lr_saved) { sp_.push_back({pos(), delta, lr_saved}); }
+  const std::vector<FuncInfo::SpState>& sp_states() const { return sp_; }
+
   std::vector<uint8_t>& code() { return code_; }
   const std::vector<uint32_t>& insns() const { return insns_; }
   const std::vector<Fixup>& fixups() const { return fixups_; }
@@ -120,6 +129,7 @@ class Asm {
   std::vector<Fixup> fixups_;
   std::vector<Region> open_, regions_;
   std::vector<int32_t> insn_op_;
+  std::vector<FuncInfo::SpState> sp_;
   int32_t cur_op_ = -1;
 };
 
@@ -154,8 +164,11 @@ class Lowerer {
   // The stack check: jumps to ctx.tail_label when SP is not above
   // stackguard0 (taking the frame size into account for large frames).
   virtual void StackCheck(Asm& a, const FuncCtx& ctx) = 0;
-  // Allocates the frame (and saves the link register where there is one).
+  // Allocates the frame (and saves the link register where there is one),
+  // marking each step with Asm::Sp.
   virtual void FrameSetup(Asm& a, const FuncCtx& ctx) = 0;
+  // Where slot 0 is, in bytes above SP, in the function's body.
+  virtual int SlotBase(const FuncCtx& ctx) const = 0;
   // Lowers one IR instruction. `target` is the Asm label the instruction
   // refers to: the IR label of a branch, the callee's entry for a call, the
   // stub for a service; `aux` is the entry of F for `go F`, else -1.

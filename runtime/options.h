@@ -54,9 +54,15 @@ class ManualClock : public Clock {
 };
 int64_t MonotonicNanos();
 
+// Whether the collector scans a goroutine's extended register state (the
+// vectors asyncPreempt saved): Go 1.26 assumes it holds no pointers and
+// does not; Go 1.27 scans it conservatively (chapter 9.7.5).
+enum class XStateScan { kGo126, kGo127 };
+
 struct RuntimeSettings {
   int gomaxprocs = 1;
   std::string godebug;
+  XStateScan xstate_scan = XStateScan::kGo127;
 };
 
 struct RuntimeExperiments {
@@ -82,6 +88,10 @@ struct RuntimeHooks {
   // reads it: a test shapes a table the emitter never makes (a restartable
   // sequence longer than any the ports emit, to reach "bad restart PC").
   std::function<void(FuncTable&)> edit_table;
+  // A whole collection (Runtime::GC, on the runtime's collector worker)
+  // while each accepted asynchronous preemption holds its goroutine: the
+  // goroutine parks for it (preemptPark) and is resumed after the sweep.
+  bool collect_at_async_preempt = false;
 };
 
 struct RuntimeMutations {
@@ -115,6 +125,9 @@ struct RuntimeMutations {
   // asyncPreempt that saves and restores only the low half of each vector
   // register of the active tier (riscv64's F registers: the low 32 bits).
   bool half_vector_save = false;
+  // The conservative scan of the interrupted frame starts above its
+  // outgoing-argument area: a pointer only there is lost.
+  bool scan_skips_outgoing_args = false;
 };
 
 struct RuntimeOptions {

@@ -51,18 +51,21 @@ class MonotonicClock : public Clock {
 
 // One C entry point per service, so the stub can hand its address to
 // mcall/systemstack. Each finds the runtime through the G's M.
+// A systemstack service's result is its return value: r0, the C ABI's
+// result register on every port, comes back to the goroutine (`alloc`).
 template <ir::Service S>
-void ServiceEntry(G* gp) {
+uint64_t ServiceEntry(G* gp) {
   Runtime* rt = gp->m->rt;
   if constexpr (ir::ServiceParks(S)) {
     rt->ParkingService(S, gp);
   } else {
     rt->Service(S, gp);
   }
+  return gp->param;
 }
 
 template <size_t... I>
-constexpr std::array<void (*)(G*), sizeof...(I)> MakeServiceTable(std::index_sequence<I...>) {
+constexpr std::array<uint64_t (*)(G*), sizeof...(I)> MakeServiceTable(std::index_sequence<I...>) {
   return {&ServiceEntry<static_cast<ir::Service>(I)>...};
 }
 constexpr auto kServiceEntries = MakeServiceTable(std::make_index_sequence<static_cast<size_t>(ir::Service::kCount)>());
@@ -136,6 +139,7 @@ Runtime::~Runtime() {
   for (auto& m : ms_)
     if (m && m->g0_mapping) munmap(m->g0_mapping, m->g0_mapped);
   if (data_mapping_ != nullptr && data_mapping_ != MAP_FAILED) munmap(data_mapping_, kDataReservation);
+  if (heap_base_ != 0) munmap(reinterpret_cast<void*>(heap_base_), heap_page_ * heap_pages_);
 }
 
 uintptr_t Runtime::code_base() const { return code_ ? code_->base() : 0; }
@@ -194,6 +198,7 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   }
   Emitted out;
   if (!Emit(*low, prog, env, &out, err)) return false;
+  if (heap_base_ == 0) HeapInit();
   code_ = CodePage::Create(out.code, err);
   if (!code_) return false;
   table_ = std::move(out.table);
@@ -330,7 +335,8 @@ G* Runtime::findRunnable(M* m) {
       // goroutine is waiting for another, as Go's checkdead finds.
       // (Once: an M woken spuriously comes back here.)
       // A goroutine suspendG holds is not asleep: resumeG wakes us again.
-      if (++idle_ms_ == static_cast<int>(ms_.size()) && !main_done_.load() && !deadlock_ && suspending_.load() == 0) {
+      if (++idle_ms_ == static_cast<int>(ms_.size()) && !main_done_.load() && !deadlock_ && suspending_.load() == 0 &&
+          gc_requests_.empty()) {
         deadlock_ = true;
         events_.Record(Ev::kDeadlock, 0);
         done_cv_.notify_all();
@@ -369,8 +375,8 @@ void Runtime::execute(M* m, G* gp) {
     // asyncPreempt reloads it from.
     memcpy(pp->xscratch, gp->xstate.get(), xstate_bytes_);
     gp->xstate_live = false;
-    gp->asyncSafePoint = false;
   }
+  gp->asyncSafePoint = false;  // it runs again: no longer stopped anywhere
   events_.Record(Ev::kResume, gp->goid, Reason::kNone, gp->sched.pc, pp->id);
   mu_.unlock();
   sp_gogo(&gp->sched);
@@ -429,6 +435,11 @@ void Runtime::Service(ir::Service s, G* gp) {
       break;
     case ir::Service::kMallocingBegin:
       m->mallocing++;
+      break;
+    case ir::Service::kAlloc:
+      m->mallocing++;
+      gp->param = mallocgc(static_cast<size_t>(gp->param), gp);
+      m->mallocing--;
       break;
     case ir::Service::kMallocingEnd:
       m->mallocing--;
@@ -613,6 +624,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   // process does in Go, for main to return (or for a deadlock), so a
   // goroutine that never reaches a safe point cannot hold the run hostage.
   for (int i = 0; i < opts_.settings.gomaxprocs; i++) StartM(i);
+  if (opts_.hooks.collect_at_async_preempt) StartGCWorker();
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
     pthread_create(&sysmon_thread_, nullptr, [](void* a) -> void* {
@@ -643,9 +655,26 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     sysmon_stop_.store(true);
     pthread_join(sysmon_thread_, nullptr);
   }
+  StopGCWorker();
   abandoned_ms_ = running_ms_.load();
   if (abandoned_ms_ == 0)
     for (auto& m : ms_) pthread_join(m->thread, nullptr);
+  if (faulted_.load() && freed_access_.hit) {
+    // The liveness oracle's evidence: the collector freed what the program
+    // still reached.
+    char buf[320];
+    const FuncInfo* f = FuncAt(freed_access_.pc);
+    snprintf(buf, sizeof buf,
+             "unexpected signal %s in goroutine %lld: pc=%s+0x%lx addr=0x%lx: found pointer to free object: "
+             "heap object %lld was freed by collection %lld while still reachable",
+             SignalName(fault_sig_), static_cast<long long>(fault_goid_), f ? f->name.c_str() : "?",
+             static_cast<unsigned long>(f ? freed_access_.pc - code_base() - f->entry : freed_access_.pc),
+             static_cast<unsigned long>(freed_access_.addr), static_cast<long long>(freed_access_.object),
+             static_cast<long long>(freed_access_.freed_by));
+    *err = buf;
+    fatal_ = true;
+    return false;
+  }
   if (faulted_.load()) {
     // Go: a fault in user code is a panic ("[signal SIGSEGV: segmentation
     // violation ...]") and exit status 2.

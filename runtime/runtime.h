@@ -107,6 +107,11 @@ struct G {
   // xRegSave when the G is first preempted asynchronously, then reused.
   std::unique_ptr<uint8_t[]> xstate;
   bool xstate_live = false;             // holds registers execute() must put back
+  // Where the last accepted asynchronous preemption interrupted it
+  // (doSigPreempt, from the signal context): the collector's way into the
+  // two frames it scans conservatively while asyncSafePoint holds.
+  uintptr_t async_pc = 0, async_sp = 0, async_lr = 0;
+  bool gc_park = false;  // parked for the collection at this preemption (hooks.collect_at_async_preempt)
 };
 static_assert(offsetof(G, stack) == G_STACK_LO && offsetof(G, stackguard0) == G_STACKGUARD0 &&
               offsetof(G, stackguard1) == G_STACKGUARD1 && offsetof(G, sched) == G_SCHED &&
@@ -317,6 +322,38 @@ class Runtime {
   // first reason wins.
   void Abort(const std::string& why);
 
+  // The heap and the collector (runtime/mheap.cc, runtime/mgc.cc).
+  // mallocgc: a new zeroed object of `size` bytes, one page of the heap
+  // with its header; black while marking is on.
+  uintptr_t mallocgc(size_t size, G* gp);
+  // One whole collection, from a thread that is not an M (a test's
+  // collector, or the runtime's worker): mark the globals; pause each
+  // goroutine with suspendG and scan its stack (precise at call sites,
+  // conservative in the two top frames of one stopped asynchronously, its
+  // extended state by the scan policy) and shrink it (scanstack); then mark
+  // termination with the world stopped (every stack again: the reference
+  // runtime has no write barrier on stm); then sweep, poisoning what is
+  // freed. Returns the number of objects freed.
+  int64_t GC();
+  struct GCStats {
+    int64_t cycles = 0, freed = 0, allocated = 0;
+    int64_t frames_precise = 0, frames_conservative = 0, xstate_scans = 0;
+  };
+  GCStats gcstats();
+  // Whether heap object `addr` (a pointer alloc returned) is still
+  // allocated (false once a collection freed it).
+  bool HeapObjectLive(uintptr_t addr);
+  // After a run that ended in a fault: the fault was a read or write of a
+  // freed heap object (the liveness oracle's evidence), which one, and
+  // which collection freed it.
+  struct FreedAccess {
+    bool hit = false;
+    int64_t object = -1;     // the object's index in allocation order
+    int64_t freed_by = 0;    // the collection cycle that freed it
+    uintptr_t addr = 0, pc = 0;
+  };
+  FreedAccess freed_access() const { return freed_access_; }
+
   // Statistics the benchmarks read.
   size_t goroutines_created() const { return next_goid_.load() - 1; }
 
@@ -346,6 +383,37 @@ class Runtime {
   // Go's throw: "fatal error: msg" and exit status 2; `detail`, when given,
   // is printed first as Go's "runtime: ..." line.
   [[noreturn]] void Throw(const char* msg, const std::string& detail = "");
+
+  // The heap: one object per page of a PROT_NONE reservation, a header in
+  // the page's first 16 bytes. A freed page is poisoned and made
+  // inaccessible, and never reused, so any later use of a freed object
+  // faults and is named (FreedAccess).
+  struct HeapObj {
+    uint32_t size = 0;
+    uint8_t state = 0;  // 0 unused, 1 allocated, 2 freed
+    bool marked = false;
+    int64_t freed_by = 0;
+  };
+  void HeapInit();
+  // The object whose payload holds w, or -1.
+  int64_t HeapFind(uintptr_t w) const;
+  uintptr_t HeapObjAddr(int64_t idx) const { return heap_base_ + static_cast<uintptr_t>(idx) * heap_page_ + 16; }
+  // The collector's parts (mgc.cc), with heap_mu_ held.
+  void gcMarkWord(uintptr_t w);
+  void gcScanRange(uintptr_t lo, uintptr_t hi);  // conservatively, every aligned word
+  void gcScanStack(G* gp);                        // its frames, xstate by the policy
+  void gcMarkRoots(bool with_stacks);
+  void gcDrain();
+  int64_t gcSweep();
+  // The collection at every accepted asynchronous preemption
+  // (hooks.collect_at_async_preempt): the runtime's collector worker.
+  void gcWorkerLoop();
+  void StartGCWorker();
+  void StopGCWorker();
+  void gcRequestAtAsyncPreempt(G* gp);
+  // A collection that holds `held` (parked for it) suspended throughout.
+  int64_t GC(G* held);
+  bool FreedAccessAt(uintptr_t addr, uintptr_t pc);  // the fault handler's question
 
   RuntimeOptions opts_;
   Debug debug_;
@@ -399,6 +467,23 @@ class Runtime {
   bool sysmon_started_ = false;
   pthread_t sysmon_thread_{};
   std::atomic<bool> sysmon_stop_{false};
+
+  // The heap and the collector.
+  std::mutex heap_mu_;
+  uintptr_t heap_base_ = 0;
+  size_t heap_page_ = 0, heap_pages_ = 0, heap_next_ = 0;
+  std::unique_ptr<HeapObj[]> heap_objs_;
+  bool gc_marking_ = false;          // heap_mu_: allocate black
+  std::vector<int64_t> gc_work_;     // heap_mu_: marked, not yet scanned
+  GCStats gcstats_;                  // heap_mu_
+  std::mutex gc_mu_;                 // one collection at a time
+  std::deque<G*> gc_requests_;       // mu_: goroutines parked for the worker's collection
+  std::condition_variable gc_cv_;    // mu_: the worker waits for requests
+  bool gc_worker_stop_ = false;      // mu_
+  std::atomic<bool> gc_active_{false};  // a collection runs: preemptions request none
+  bool gc_worker_started_ = false;
+  pthread_t gc_worker_{};
+  FreedAccess freed_access_;
 
   // Asynchronous preemption state.
   bool async_supported_ = false;

@@ -132,6 +132,7 @@ bool Runtime::InGoroutine(const M* m, uintptr_t pc, uintptr_t sp) const {
 void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr) {
   G* gp = m->curg.load();
   int64_t goid = gp ? gp->goid : 0;
+  FreedAccessAt(addr, pc);
   events_.Record(Ev::kFault, goid, Reason::kNone, pc, sig);
   if (!faulted_.exchange(true)) {
     fault_sig_ = sig, fault_pc_ = pc, fault_addr_ = addr, fault_goid_ = goid;
@@ -262,6 +263,7 @@ void Runtime::doSigPreempt(M* m, void* ucontext) {
   if (want) {
     AsyncDecision d = isAsyncSafePoint(gp, pc, Ctx::sp(uc), Ctx::greg(uc));
     if (d.ok) {
+      gp->async_pc = pc, gp->async_sp = Ctx::sp(uc), gp->async_lr = Ctx::lr(uc);
       Ctx::push_call(uc, async_preempt_entry_, d.resume);
       events_.Record(Ev::kAsyncAccept, gp->goid, Reason::kNone, pc, static_cast<int64_t>(d.resume));
     } else {
@@ -298,6 +300,10 @@ void Runtime::asyncPreempt2(G* gp) {
   sp_clobber(xstate_tier_, clobber_flags_);
   events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
   if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
+  // A collection while this preemption holds the goroutine (the sweep's).
+  // It parks (preemptPark), and the collector's worker takes it from there.
+  if (opts_.hooks.collect_at_async_preempt && !gc_active_.load() && !stopping_.load())
+    gp->gc_park = gp->preemptStop = true;
   // suspendG's request: park for the scan instead of rescheduling.
   if (gp->preemptStop) preemptPark(gp, true);
   goschedImpl(gp);

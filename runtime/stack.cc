@@ -100,7 +100,13 @@ void Runtime::shrinkstack(G* gp) {
 }
 
 void Runtime::scanstack(G* gp) {
-  // (Marking the stack's pointers comes with the collector.)
+  if (heap_base_ != 0) {
+    std::lock_guard<std::mutex> lk(heap_mu_);
+    if (gc_marking_) {
+      gcScanStack(gp);
+      gcDrain();
+    }
+  }
   if (isShrinkStackSafe(gp)) {
     shrinkstack(gp);
     return;

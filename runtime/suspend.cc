@@ -139,6 +139,10 @@ void Runtime::preemptPark(G* gp, bool async) {
   dropg(m);
   mu_.unlock();
   gp->atomicstatus.store(_Gpreempted);
+  if (gp->gc_park) {
+    gp->gc_park = false;
+    gcRequestAtAsyncPreempt(gp);
+  }
   schedule(m);
 }
 

@@ -127,6 +127,17 @@ void StoreVec(Asm& a, std::initializer_list<uint8_t> prefix_op, int v, int32_t d
   a.U32(static_cast<uint32_t>(disp));
 }
 
+// MOVDQU X0, disp(base) (F3 [REX.B] 0F 6F /r) or the store (0F 7F):
+// vload and vstore, 16 bytes through X0.
+void VecMem(Asm& a, uint8_t op, int base, int32_t disp) {
+  a.Begin();
+  a.Byte(0xF3);
+  if (base >= 8) a.Byte(0x41);
+  a.Bytes({0x0F, op, ModRM(2, 0, base)});
+  if ((base & 7) == 4) a.Byte(0x24);
+  a.U32(static_cast<uint32_t>(disp));
+}
+
 void VFill(Asm& a, int tier, int64_t seed) {
   int lanes = kLanes[tier];
   for (int v = 0; v < kVecs; v++) {
@@ -183,7 +194,9 @@ class Amd64Lowerer final : public Lowerer {
 
   void FrameSetup(Asm& a, const FuncCtx& ctx) override {
     if (ctx.frame > 0) SubRspImm(a, ctx.frame);
+    a.Sp(ctx.frame, false);
   }
+  int SlotBase(const FuncCtx&) const override { return 0; }
 
   void Lower(Asm& a, const FuncCtx& ctx, const ir::Insn& i, int target, int aux, const EmitEnv& env) override {
     using ir::Op;
@@ -222,6 +235,7 @@ class Amd64Lowerer final : public Lowerer {
         break;
       case Op::kRet:
         if (ctx.frame > 0) AddImm(a, RSP, ctx.frame);
+        a.Sp(0, false);
         a.Begin();
         a.Byte(0xC3);
         break;
@@ -238,6 +252,18 @@ class Amd64Lowerer final : public Lowerer {
         break;
       case Op::kStSlot:
         MemOp(a, 0x89, kRegs[i.rs], RSP, static_cast<int32_t>(i.imm));
+        break;
+      case Op::kLdMem:
+        MemOp(a, 0x8B, kRegs[i.rd], kRegs[i.rs], static_cast<int32_t>(i.imm));
+        break;
+      case Op::kStMem:
+        MemOp(a, 0x89, kRegs[i.rs], kRegs[i.rd], static_cast<int32_t>(i.imm));
+        break;
+      case Op::kVLoad:
+        VecMem(a, 0x6F, kRegs[i.rs], static_cast<int32_t>(i.imm));
+        break;
+      case Op::kVStore:
+        VecMem(a, 0x7F, kRegs[i.rd], static_cast<int32_t>(i.imm));
         break;
       case Op::kFillRegs:
         for (int r = 0; r < ir::kPortableRegs; r++) MovImm64(a, kRegs[r], static_cast<uint64_t>(i.imm + r));

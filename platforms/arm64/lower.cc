@@ -73,6 +73,9 @@ constexpr uint32_t Ldr(int rt, int rn, uint32_t off) { return 0xF9400000u | (off
 constexpr uint32_t Str(int rt, int rn, uint32_t off) { return 0xF9000000u | (off / 8) << 10 | rn << 5 | rt; }
 // STR Xt, [Xn|SP, #imm9]! and LDR Xt, [Xn|SP], #imm9.
 constexpr uint32_t StrPre(int rt, int rn, int imm9) { return 0xF8000C00u | (uint32_t(imm9) & 0x1ff) << 12 | rn << 5 | rt; }
+// LDUR/STUR Q0, [Xn, #imm9]: vload and vstore, 16 bytes through V0.
+constexpr uint32_t LdurQ(int rt, int rn, int imm9) { return 0x3CC00000u | (uint32_t(imm9) & 0x1ff) << 12 | rn << 5 | rt; }
+constexpr uint32_t SturQ(int rt, int rn, int imm9) { return 0x3C800000u | (uint32_t(imm9) & 0x1ff) << 12 | rn << 5 | rt; }
 constexpr uint32_t LdrPost(int rt, int rn, int imm9) { return 0xF8400400u | (uint32_t(imm9) & 0x1ff) << 12 | rn << 5 | rt; }
 // Branches, their offsets filled in by Resolve.
 constexpr uint32_t kB = 0x14000000u;
@@ -180,8 +183,6 @@ void ThroughTmp(Asm& a, const FuncCtx& ctx, uint64_t value, uint32_t insn) {
   EndRestart(a, ctx);
 }
 
-// Frame slots live above the saved LR in a frame that has one.
-int SlotBase(const FuncCtx& ctx) { return ctx.leaf ? 0 : 8; }
 
 uint64_t Global(const EmitEnv& env, int64_t n) { return env.globals + 8 * static_cast<uint64_t>(n); }
 
@@ -212,15 +213,21 @@ class Arm64Lowerer final : public Lowerer {
     if (ctx.frame == 0) return;
     if (ctx.leaf) {
       AdjustSP(a, -ctx.frame);
+      a.Sp(ctx.frame, false);
     } else if (ctx.frame <= kMaxPreIndexFrame) {
       // MOVD.W R30, -frame(RSP): the frame opens and LR is saved in one
       // instruction, so no PC sees a frame without its LR.
       a.Insn32(StrPre(kLR, kSP, -ctx.frame));
+      a.Sp(ctx.frame, true);
     } else {
       AdjustSP(a, -ctx.frame);
+      a.Sp(ctx.frame, false);
       a.Insn32(Str(kLR, kSP, 0));
+      a.Sp(ctx.frame, true);
     }
   }
+  // Frame slots live above the saved LR in a frame that has one.
+  int SlotBase(const FuncCtx& ctx) const override { return ctx.leaf ? 0 : 8; }
 
   void Lower(Asm& a, const FuncCtx& ctx, const ir::Insn& i, int target, int aux, const EmitEnv& env) override {
     using ir::Op;
@@ -267,12 +274,13 @@ class Arm64Lowerer final : public Lowerer {
         Branch(a, kBl, target, kImm26);
         break;
       case Op::kRet:
-        if (!ctx.leaf && ctx.frame <= kMaxPreIndexFrame) {
+        if (!ctx.leaf && ctx.frame <= kMaxPreIndexFrame && ctx.frame > 0) {
           a.Insn32(LdrPost(kLR, kSP, ctx.frame));  // MOVD.P frame(RSP), R30
         } else {
-          if (!ctx.leaf) a.Insn32(Ldr(kLR, kSP, 0));
+          if (!ctx.leaf && ctx.frame > 0) a.Insn32(Ldr(kLR, kSP, 0));
           if (ctx.frame > 0) AdjustSP(a, ctx.frame);
         }
+        a.Sp(0, false);
         a.Insn32(kRet);
         break;
       case Op::kLdGlobal:
@@ -286,6 +294,18 @@ class Arm64Lowerer final : public Lowerer {
         break;
       case Op::kStSlot:
         a.Insn32(Str(kRegs[i.rs], kSP, static_cast<uint32_t>(SlotBase(ctx) + i.imm)));
+        break;
+      case Op::kLdMem:
+        a.Insn32(Ldr(kRegs[i.rd], kRegs[i.rs], static_cast<uint32_t>(i.imm)));
+        break;
+      case Op::kStMem:
+        a.Insn32(Str(kRegs[i.rs], kRegs[i.rd], static_cast<uint32_t>(i.imm)));
+        break;
+      case Op::kVLoad:
+        a.Insn32(LdurQ(0, kRegs[i.rs], static_cast<int>(i.imm)));
+        break;
+      case Op::kVStore:
+        a.Insn32(SturQ(0, kRegs[i.rd], static_cast<int>(i.imm)));
         break;
       case Op::kFillRegs:
         for (int r = 0; r < ir::kPortableRegs; r++) MovImm(a, kRegs[r], static_cast<uint64_t>(i.imm + r));

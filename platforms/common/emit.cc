@@ -67,7 +67,14 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
       info.prologue = {info.entry, info.entry};
     }
     size_t regions_before = a.regions().size();
+    size_t sp_before = a.sp_states().size();
+    a.Sp(0, false);
     low.FrameSetup(a, ctx);
+    FuncInfo::SpState in_body = a.sp_states().back();
+    info.slot_base = low.SlotBase(ctx);
+    info.ptr_slots = f.ptr_slots;
+    for (int& off : info.ptr_slots) off += info.slot_base;
+    info.args = f.args;
     std::map<std::string, int> labels;
     for (const ir::Insn& i : f.body)
       if (i.op == ir::Op::kLabel) labels[i.target] = a.NewLabel();
@@ -106,6 +113,7 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
       }
       size_t before = a.insns().size(), fixups_before = a.fixups().size();
       low.Lower(a, ctx, i, target, aux, env);
+      if (i.op == ir::Op::kRet) a.Sp(in_body.delta, in_body.lr_saved);  // code after a ret has the frame
       if (i.op == ir::Op::kJmp || i.op == ir::Op::kJnz || i.op == ir::Op::kJz)
         for (size_t k = fixups_before; k < a.fixups().size(); k++)
           if (a.fixups()[k].label == target) branches.push_back({k, &i});
@@ -127,11 +135,13 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     }
     if (ctx.check) {
       a.Bind(ctx.tail_label);
+      a.Sp(0, false);  // the morestack path runs before the frame opens
       uint32_t t0 = a.pos();
       low.Tail(a, ctx, env);
       info.tail = {t0, a.pos()};
     }
     info.end = a.pos();
+    info.pcsp.assign(a.sp_states().begin() + static_cast<long>(sp_before), a.sp_states().end());
     // Return address (amd64) or saved LR is part of the frame the port reports.
     info.max_sp_delta = ctx.frame;
     table.funcs.push_back(std::move(info));

@@ -101,6 +101,9 @@ void BstrinsD(Asm& a, int rd, int rj, int msb, int lsb) {  // rd[msb:lsb] = rj[m
 void Xvinsgr2vrD(Asm& a, int xd, int rj, int ui2) {
   a.Insn32(0x76ebe000u | uint32_t(ui2 & 3) << 10 | uint32_t(rj) << 5 | uint32_t(xd));
 }
+// LSX: vld/vst vd, rj, si12 (128 bits): vload and vstore through VR0.
+void Vld(Asm& a, int vd, int rj, int64_t off) { a.Insn32(Ri12(0x2c000000u, vd, rj, off)); }
+void Vst(Asm& a, int vd, int rj, int64_t off) { a.Insn32(Ri12(0x2c400000u, vd, rj, off)); }
 void Xvst(Asm& a, int xd, int rj, int64_t off) { a.Insn32(Ri12(0x2cc00000u, xd, rj, off)); }
 // movgr2fcsr fcsr0, rj; movfcsr2gr rd, fcsr0.
 void Movgr2fcsr0(Asm& a, int rj) { a.Insn32(0x0114c000u | uint32_t(rj) << 5); }
@@ -223,8 +226,13 @@ class Loong64Lowerer final : public Lowerer {
     if (ctx.frame == 0) return;
     // One instruction moves SP, so SP is never half-adjusted.
     AddImm(a, kSP, kSP, -ctx.frame, kEntryTmp);
-    if (!ctx.leaf) StD(a, kRA, kSP, 0);
+    a.Sp(ctx.frame, false);
+    if (!ctx.leaf) {
+      StD(a, kRA, kSP, 0);
+      a.Sp(ctx.frame, true);
+    }
   }
+  int SlotBase(const FuncCtx&) const override { return kLocalsBase; }
 
   void Lower(Asm& a, const FuncCtx& ctx, const ir::Insn& i, int target, int aux, const EmitEnv& env) override {
     using ir::Op;
@@ -269,6 +277,7 @@ class Loong64Lowerer final : public Lowerer {
       case Op::kRet:
         if (!ctx.leaf && ctx.frame > 0) LdD(a, kRA, kSP, 0);
         if (ctx.frame > 0) AddImm(a, kSP, kSP, ctx.frame, kEntryTmp);
+        a.Sp(0, false);
         Jirl(a, kZero, kRA);
         break;
       case Op::kLdGlobal: {
@@ -288,6 +297,18 @@ class Loong64Lowerer final : public Lowerer {
         break;
       case Op::kStSlot:
         StD(a, kRegs[i.rs], kSP, kLocalsBase + i.imm);
+        break;
+      case Op::kLdMem:
+        LdD(a, kRegs[i.rd], kRegs[i.rs], i.imm);
+        break;
+      case Op::kStMem:
+        StD(a, kRegs[i.rs], kRegs[i.rd], i.imm);
+        break;
+      case Op::kVLoad:
+        Vld(a, 0, kRegs[i.rs], i.imm);
+        break;
+      case Op::kVStore:
+        Vst(a, 0, kRegs[i.rd], i.imm);
         break;
       case Op::kFillRegs:
         for (int r = 0; r < ir::kPortableRegs; r++) Mov64(a, kRegs[r], static_cast<uint64_t>(i.imm + r));

@@ -112,6 +112,7 @@ void Ebreak(Asm& a) { a.Insn32(0x00100073u); }
 void AmoaddDAqrl(Asm& a, int rd, int rs2, int rs1) { a.Insn32(R(0x2f, 3, 0x03, rd, rs1, rs2)); }
 // F/D: fmv.d.x fd, rs1 (fd = the bits of rs1); fsd fs2, off(rs1).
 void FmvDX(Asm& a, int fd, int rs1) { a.Insn32(R(0x53, 0, 0x79, fd, rs1, 0)); }
+void Fld(Asm& a, int fd, int base, int64_t off) { a.Insn32(I(0x07, 3, fd, base, off)); }
 void Fsd(Asm& a, int fs2, int base, int64_t off) { a.Insn32(S(0x27, 3, fs2, base, off)); }
 // CSRs: fscsr rs (csrrw zero, fcsr, rs: frm and fflags); frcsr rd (csrrs
 // rd, fcsr, zero).
@@ -250,8 +251,13 @@ class Riscv64Lowerer final : public Lowerer {
     if (ctx.frame == 0) return;
     // One instruction moves SP, so SP is never half-adjusted.
     AddImm(a, kSP, kSP, -ctx.frame, kEntryTmp);
-    if (!ctx.leaf) Sd(a, kRA, kSP, 0);
+    a.Sp(ctx.frame, false);
+    if (!ctx.leaf) {
+      Sd(a, kRA, kSP, 0);
+      a.Sp(ctx.frame, true);
+    }
   }
+  int SlotBase(const FuncCtx&) const override { return kLocalsBase; }
 
   // 8-byte frame slot access at off(SP): ld/sd reach 2047; beyond, the
   // upper part goes into the saved scratch X7 (lui; add X7, SP, X7) and the
@@ -316,6 +322,7 @@ class Riscv64Lowerer final : public Lowerer {
       case Op::kRet:
         if (!ctx.leaf && ctx.frame > 0) Ld(a, kRA, kSP, 0);
         if (ctx.frame > 0) AddImm(a, kSP, kSP, ctx.frame, kEntryTmp);
+        a.Sp(0, false);
         Jalr(a, kZero, kRA, 0);
         break;
       case Op::kLdGlobal: {
@@ -335,6 +342,20 @@ class Riscv64Lowerer final : public Lowerer {
         break;
       case Op::kStSlot:
         Slot(a, false, kRegs[i.rs], kLocalsBase + i.imm);
+        break;
+      case Op::kLdMem:
+        Ld(a, kRegs[i.rd], kRegs[i.rs], i.imm);
+        break;
+      case Op::kStMem:
+        Sd(a, kRegs[i.rs], kRegs[i.rd], i.imm);
+        break;
+      case Op::kVLoad:  // 16 bytes through F0 and F1 (the F registers are 64 bits)
+        Fld(a, 0, kRegs[i.rs], i.imm);
+        Fld(a, 1, kRegs[i.rs], i.imm + 8);
+        break;
+      case Op::kVStore:
+        Fsd(a, 0, kRegs[i.rd], i.imm);
+        Fsd(a, 1, kRegs[i.rd], i.imm + 8);
         break;
       case Op::kFillRegs:
         for (int r = 0; r < ir::kPortableRegs; r++) Mov64(a, kRegs[r], static_cast<uint64_t>(i.imm + r));
