@@ -48,6 +48,58 @@ TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
     EXPECT_GT(r.restarted, 0u) << "REGTMP sequences restart: " << r.Summary();
 }
 
+// The collection sweep (9.7.5): the heap program, with a whole collection
+// (suspendG, stacks, mark termination, sweep) and the collector's stack
+// step (a shrink, deferred to the next prologue, where the stack moves)
+// while every accepted preemption holds its goroutine. Nothing reachable
+// may be lost, and the program must not see it.
+SweepResult RunHeapSweep(RuntimeOptions ro) {
+  SweepOptions opts;
+  opts.program = harness::BuiltinHeapSweepProgram();
+  ro.hooks.collect_at_async_preempt = true;
+  ro.hooks.initial_stack = 8192;  // so that the collector's shrink has room to halve it
+  opts.runtime = std::move(ro);
+  SweepResult r;
+  std::string err;
+  EXPECT_TRUE(Sweep(opts, &r, &err)) << err;
+  return r;
+}
+
+TEST(Sweep, ACollectionAtEveryAcceptedPreemptionLosesNothing) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  SweepResult r = RunHeapSweep({});
+  EXPECT_TRUE(r.ok()) << r.Summary() << Failures(r);
+  EXPECT_GT(r.accepted, 20u) << r.Summary();
+  EXPECT_EQ(r.collections, r.accepted + r.restarted + r.restarted_at_entry) << "one collection per accepted preemption: " << r.Summary();
+  EXPECT_GT(r.objects_freed, r.collections) << "the garbage was collected: " << r.Summary();
+  printf("%s\n", r.Summary().c_str());
+  ::testing::Test::RecordProperty("summary", r.Summary());
+}
+
+// Go 1.26's policy does not scan the extended register state: the pointer
+// main.vcopy holds only in a vector register is lost, exactly where it is.
+TEST(Sweep, CollectionUnderGo126LosesTheVectorOnlyPointer) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.settings.xstate_scan = XStateScan::kGo126;
+  SweepResult r = RunHeapSweep(ro);
+  EXPECT_GT(r.lost_objects, 0u) << r.Summary();
+  for (const std::string& f : r.failures)
+    EXPECT_NE(f.find("main.vcopy"), std::string::npos) << "lost outside the vector copy: " << f;
+  printf("%s\n", r.Summary().c_str());
+}
+
+TEST(Sweep, CollectionCatchesAScanSkippingTheOutgoingArgs) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutations.scan_skips_outgoing_args = true;
+  SweepResult r = RunHeapSweep(ro);
+  EXPECT_GT(r.lost_objects, 0u) << r.Summary();
+  for (const std::string& f : r.failures)
+    EXPECT_NE(f.find("main.args"), std::string::npos) << "lost outside main.args: " << f;
+  printf("caught: %s\n", r.Summary().c_str());
+}
+
 TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;

@@ -59,6 +59,11 @@ const std::vector<MutationDef>& Mutations() {
       {"shrink-at-async", "isShrinkStackSafe ignores gp.asyncSafePoint: a stack is shrunk at an asynchronous safe point",
        "Shrink_9_7_5.CatchesAShrinkAtAnAsynchronousSafePoint", false,
        [](RuntimeMutations& m) { m.shrink_at_async = true; }, NeedsAsync},
+      {"scan-skips-outgoing-args",
+       "the conservative scan of an interrupted frame starts above its outgoing-argument area: a pointer being "
+       "passed to a call is lost",
+       "Scan_9_7_5.CatchesAScanSkippingTheOutgoingArgumentArea, Sweep.CollectionCatchesAScanSkippingTheOutgoingArgs",
+       false, [](RuntimeMutations& m) { m.scan_skips_outgoing_args = true; }, NeedsAsync},
   };
   return kMutations;
 }

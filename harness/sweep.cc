@@ -2,6 +2,91 @@
 
 namespace safepoint::harness {
 
+const std::string& BuiltinHeapSweepProgram() {
+  // Every object holds 1000+i at offset 8 and is read back into g[20+i]
+  // at the end; pointers never reach the globals (each run's heap is at
+  // its own address). main.hold keeps its object in a declared pointer slot
+  // across a call (precise); main.args prepares a call with a pointer in
+  // its outgoing-argument area; main.vcopy moves a pointer through a vector
+  // register while no other copy of it exists.
+  static const std::string p = R"(
+func main.main frame=16 ptrs=0
+  alloc 16
+  movi r1, 1000
+  stm r0, 8, r1
+  stslot 0, r0
+  call main.hold
+  st g[21], r0
+  call main.args
+  st g[22], r0
+  call main.vcopy
+  st g[23], r0
+  ldslot r2, 0
+  ldm r3, r2, 8
+  st g[20], r3
+  call main.garbage
+  ret
+end
+func main.hold frame=16 ptrs=8
+  alloc 16
+  movi r1, 1001
+  stm r0, 8, r1
+  mov r7, r0
+  addi r7, 0
+  stslot 8, r7
+  drop r7
+  drop r0
+  call main.garbage
+  ldslot r2, 8
+  ldm r0, r2, 8
+  ret
+end
+func main.args frame=32 args=16
+  alloc 16
+  movi r1, 1002
+  stm r0, 8, r1
+  starg 0, r0
+  drop r0
+  addi r5, 1
+  addi r5, 1
+  ldslot r0, 0
+  call main.deref
+  ret
+end
+func main.deref
+  ldm r0, r0, 8
+  ret
+end
+func main.vcopy frame=16 ptrs=0
+  alloc 16
+  stslot 0, r0
+  alloc 16
+  movi r1, 1003
+  stm r0, 8, r1
+  ldslot r2, 0
+  stm r2, 0, r0
+  drop r0
+  vload r2, 0
+  movi r1, 0
+  stm r2, 0, r1
+  addi r5, 1
+  addi r5, 1
+  vstore r2, 0
+  ldm r3, r2, 0
+  drop r2
+  ldm r0, r3, 8
+  ret
+end
+func main.garbage
+  alloc 64
+  drop r0
+  alloc 32
+  ret
+end
+)";
+  return p;
+}
+
 const std::string& BuiltinSweepProgram() {
   // Registers are compared only where the IR keeps them live (no call or
   // service between fillregs/vfill and the dump), as every call clobbers
@@ -230,6 +315,11 @@ bool SweepEngine(const ir::Program& prog, const std::string& main, const Runtime
     o.pos = PositionOf(prog, table, k);
     std::unique_ptr<RuntimeUnderTest> rt = make();
     o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(off, &o.run_error) && rt->Run(main, &o.run_error);
+    for (const Event& ev : rt->events()) {
+      if (ev.kind == Ev::kGCDone && ev.arg >= 0) o.collections++;
+      if (ev.kind == Ev::kFree) o.objects_freed++;
+      if (ev.kind == Ev::kFreedAccess) o.freed_accesses++;
+    }
     if (o.ran) {
       o.pc = rt->code_base() + off;
       o.op_start = rt->code_base() + OpStart(table, k);

@@ -42,6 +42,10 @@ struct Observation {
   uintptr_t entry = 0;      // absolute PC of the function's entry
   Reason reason = Reason::kNone;
   EndState end;
+  // The collector's record of the run (events): collections completed,
+  // objects freed, and accesses to freed objects (the liveness oracle's
+  // evidence; a run with one ends in a fault, so `ran` is false).
+  size_t collections = 0, objects_freed = 0, freed_accesses = 0;
 };
 
 struct Baseline {
@@ -60,6 +64,11 @@ bool SweepEngine(const ir::Program& prog, const std::string& main, const Runtime
 
 // The built-in program: every IR operation kind, all registers live.
 const std::string& BuiltinSweepProgram();
+// The built-in program of the collection sweep: objects reachable only from
+// a register, the interrupted frame, its outgoing-argument area, a declared
+// pointer slot of a caller, another object and a vector register in the
+// middle of a block copy, each read back at the end into the globals.
+const std::string& BuiltinHeapSweepProgram();
 
 }  // namespace safepoint::harness
 

@@ -4,6 +4,7 @@
 
 #include "harness/sweep.h"
 #include "oracle/invisibility.h"
+#include "oracle/liveness.h"
 #include "platforms/native.h"
 
 namespace safepoint::oracle {
@@ -16,7 +17,13 @@ std::string SweepResult::Summary() const {
   for (const auto& [rule, n] : refused) s += ", " + std::to_string(n) + " refused (" + rule + ")";
   snprintf(buf, sizeof buf, "; %zu disagreements with the oracle, %zu end-state differences, %zu failed runs",
            disagreements, state_diffs, run_errors);
-  return s + buf;
+  s += buf;
+  if (collections > 0 || lost_objects > 0) {
+    snprintf(buf, sizeof buf, "; %zu collections freed %zu objects, %zu lost objects", collections, objects_freed,
+             lost_objects);
+    s += buf;
+  }
+  return s;
 }
 
 bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
@@ -45,6 +52,14 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
         out->failures.push_back(b + what);
       }
     };
+    out->collections += o.collections;
+    out->objects_freed += o.objects_freed;
+    std::string lost = LivenessProblem(o);
+    if (!lost.empty()) {
+      out->lost_objects++;
+      fail(": liveness: " + lost);
+      return;
+    }
     if (!o.ran) {
       out->run_errors++;
       fail(": run failed: " + o.run_error);

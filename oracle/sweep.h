@@ -35,11 +35,16 @@ struct SweepResult {
   std::map<std::string, size_t> refused;  // by rule
   size_t disagreements = 0;       // runtime verdict != oracle verdict
   size_t state_diffs = 0;         // end state != the unpreempted run's
-  size_t run_errors = 0;          // a run that failed to complete
+  size_t run_errors = 0;          // a run that failed to complete (other than a lost object)
+  // The liveness oracle's columns (a collection at every accepted
+  // preemption: RuntimeHooks::collect_at_async_preempt).
+  size_t collections = 0;         // completed in all runs
+  size_t objects_freed = 0;
+  size_t lost_objects = 0;        // runs that touched an object freed while reachable
   std::vector<std::string> failures;  // details, up to max_failures
   size_t total = 0;               // instructions the sweep would arm
   bool interrupted = false;       // stopped by proceed before the end
-  bool ok() const { return disagreements == 0 && state_diffs == 0 && run_errors == 0; }
+  bool ok() const { return disagreements == 0 && state_diffs == 0 && run_errors == 0 && lost_objects == 0; }
   std::string Summary() const;
 };
 
