@@ -4,7 +4,9 @@ namespace safepoint::harness {
 
 const std::string& BuiltinHeapSweepProgram() {
   // Every object holds 1000+i at offset 8 and is read back into g[20+i]
-  // at the end; pointers never reach the globals (each run's heap is at
+  // at the end; pointers never reach the globals. `fillregs 0` leaves no
+  // copy of a pointer in a register (the runtime's C++ may have left one
+  // after an alloc) (each run's heap is at
   // its own address). main.hold keeps its object in a declared pointer slot
   // across a call (precise); main.args prepares a call with a pointer in
   // its outgoing-argument area; main.vcopy moves a pointer through a vector
@@ -46,7 +48,7 @@ func main.args frame=32 args=16
   movi r1, 1002
   stm r0, 8, r1
   starg 0, r0
-  drop r0
+  fillregs 0
   addi r5, 1
   addi r5, 1
   ldslot r0, 0
@@ -65,7 +67,8 @@ func main.vcopy frame=16 ptrs=0
   stm r0, 8, r1
   ldslot r2, 0
   stm r2, 0, r0
-  drop r0
+  fillregs 0
+  ldslot r2, 0
   vload r2, 0
   movi r1, 0
   stm r2, 0, r1

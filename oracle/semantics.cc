@@ -12,6 +12,28 @@ struct Interp {
   bool defined[ir::kPortableRegs];
   uint64_t steps = 0, max_steps;
   std::string err;
+  // The heap: objects at abstract addresses (a port's are its own), and
+  // vector register 0's 16 bytes as vload/vstore use them.
+  static constexpr uint64_t kHeapBase = 0x4000'0000'0000ull, kObjStride = 0x10000;
+  std::map<uint64_t, std::vector<uint64_t>> heap;  // payload address -> words
+  uint64_t v0[2] = {};
+  bool v0_set = false;
+
+  // The word at address `at` of an object, or nullptr.
+  uint64_t* Word(uint64_t at) {
+    auto it = heap.upper_bound(at);
+    if (it == heap.begin()) return nullptr;
+    --it;
+    if (at < it->first || (at - it->first) % 8 != 0 || (at - it->first) / 8 >= it->second.size()) return nullptr;
+    return &it->second[(at - it->first) / 8];
+  }
+  bool Mem(const ir::Insn& i, int base, int64_t off, uint64_t** w) {
+    uint64_t b;
+    if (!Read(i, base, &b)) return false;
+    *w = Word(b + static_cast<uint64_t>(off));
+    if (*w == nullptr) return Fail(i, "a memory access outside every allocated object");
+    return true;
+  }
 
   Interp(const ir::Program& p, uint64_t max) : prog(p), max_steps(max) {
     for (bool& d : defined) d = false;  // main starts with nothing known in any register
@@ -105,6 +127,31 @@ struct Interp {
           if (!Read(i, i.rd, &a)) return false;
           r[i.rd] = a + 1;
           break;
+        case Op::kLdMem: {
+          uint64_t* w;
+          if (!Mem(i, i.rs, i.imm, &w)) return false;
+          r[i.rd] = *w, defined[i.rd] = true;
+          break;
+        }
+        case Op::kStMem: {
+          uint64_t* w;
+          if (!Read(i, i.rs, &b) || !Mem(i, i.rd, i.imm, &w)) return false;
+          *w = b;
+          break;
+        }
+        case Op::kVLoad:
+        case Op::kVStore: {
+          uint64_t *lo, *hi;
+          int base = i.op == Op::kVLoad ? i.rs : i.rd;
+          if (!Mem(i, base, i.imm, &lo) || !Mem(i, base, i.imm + 8, &hi)) return false;
+          if (i.op == Op::kVLoad) {
+            v0[0] = *lo, v0[1] = *hi, v0_set = true;
+          } else {
+            if (!v0_set) return Fail(i, "vstore before any vload");
+            *lo = v0[0], *hi = v0[1];
+          }
+          break;
+        }
         case Op::kDumpRegs:
           for (int k = 0; k < ir::kPortableRegs; k++) {
             if (!Read(i, k, &a)) return false;
@@ -119,6 +166,13 @@ struct Interp {
             case ir::Service::kHandshake:
             case ir::Service::kCallback:
               return Fail(i, std::string(ir::ServiceName(i.service)) + " is outside the interpreter's subset");
+            case ir::Service::kAlloc: {
+              uint64_t at = kHeapBase + kObjStride * heap.size() + 16;
+              heap[at] = std::vector<uint64_t>(static_cast<size_t>(i.imm) / 8, 0);
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+              r[0] = at, defined[0] = true;
+              break;
+            }
             default:
               // A service keeps the registers amd64 keeps in callee-saved
               // ones only by accident: as a call, it clobbers all but r0.

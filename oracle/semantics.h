@@ -5,8 +5,11 @@
 //
 // Portable: movi addi muli add mov, labels and branches, call ret, ld st
 // ldslot stslot, atomic_add, wb_store (with the write barrier off), usetmp,
-// inline regions, dumpregs, and the services that do not change state
-// (gosched, acquirem ... secret_end). Not portable, refused: go, sleep,
+// inline regions, dumpregs, the services that do not change state
+// (gosched, acquirem ... secret_end), and the heap: alloc, ldm, stm,
+// vload, vstore (objects at abstract addresses: a program that stores a
+// pointer in a global leaves a port's own address there, which the
+// interpreter cannot predict). Not portable, refused: go, sleep,
 // wait, handshake, callback (other goroutines, time, hooks) and
 // fillregs/sumregs/vfill/vdump/setflags/flagsdump (their results depend on
 // the port's register file and flags).

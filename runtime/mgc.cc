@@ -177,6 +177,7 @@ int64_t Runtime::GC(G* held) {
     SuspendState s = suspendG(gp);
     if (s.held) scanstack(gp);
     resumeG(s);
+    if (opts_.hooks.gc_after_stack_scan) opts_.hooks.gc_after_stack_scan(*this, gp);
   }
   // Mark termination, with the world stopped.
   int64_t freed = -1;

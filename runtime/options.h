@@ -92,6 +92,10 @@ struct RuntimeHooks {
   // while each accepted asynchronous preemption holds its goroutine: the
   // goroutine parks for it (preemptPark) and is resumed after the sweep.
   bool collect_at_async_preempt = false;
+  // Runs on the collector's thread after each goroutine's stack was scanned
+  // during concurrent marking (that goroutine already resumed): a test
+  // makes goroutines allocate while marking is on.
+  std::function<void(Runtime&, G*)> gc_after_stack_scan;
 };
 
 struct RuntimeMutations {

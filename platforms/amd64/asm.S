@@ -57,6 +57,17 @@ sp_systemstack:
 	subq $16, %rsp                /* keep 16-byte alignment at the call */
 	movq %rdx, 0(%rsp)
 	call *%rsi
+	/* No value of the runtime's C++ leaks into the goroutine's registers
+	 * (every call clobbers them in Go's ABI): a stale pointer there would
+	 * make what the conservative scan keeps depend on the C++ compiler. */
+	xorl %ecx, %ecx
+	xorl %edx, %edx
+	xorl %esi, %esi
+	xorl %edi, %edi
+	xorl %r8d, %r8d
+	xorl %r9d, %r9d
+	xorl %r10d, %r10d
+	xorl %r11d, %r11d
 	movq 0(%rsp), %rsp            /* back on the goroutine stack */
 	ret
 	.size sp_systemstack, .-sp_systemstack

@@ -76,6 +76,25 @@ sp_systemstack:
 	mov x0, x28                    /* gp */
 	mov x29, xzr
 	blr x1
+	/* No value of the runtime's C++ leaks into the goroutine's registers
+	 * (every call clobbers them in Go's ABI): a stale pointer there would
+	 * make what the conservative scan keeps depend on the C++ compiler. */
+	mov x1, xzr
+	mov x2, xzr
+	mov x3, xzr
+	mov x4, xzr
+	mov x5, xzr
+	mov x6, xzr
+	mov x7, xzr
+	mov x8, xzr
+	mov x9, xzr
+	mov x11, xzr
+	mov x12, xzr
+	mov x13, xzr
+	mov x14, xzr
+	mov x15, xzr
+	mov x16, xzr
+	mov x17, xzr
 	ldp x10, x30, [sp]
 	mov sp, x10                    /* back on the goroutine stack */
 	ret

@@ -68,6 +68,25 @@ sp_systemstack:
 	or $r13, $r4, $r0             /* fn */
 	or $r4, $r22, $r0             /* gp */
 	jirl $r1, $r13, 0
+	/* No value of the runtime's C++ leaks into the goroutine's registers
+	 * (every call clobbers them in Go's ABI): a stale pointer there would
+	 * make what the conservative scan keeps depend on the C++ compiler. */
+	or $r5, $r0, $r0
+	or $r6, $r0, $r0
+	or $r7, $r0, $r0
+	or $r8, $r0, $r0
+	or $r9, $r0, $r0
+	or $r10, $r0, $r0
+	or $r11, $r0, $r0
+	or $r12, $r0, $r0
+	or $r13, $r0, $r0
+	or $r14, $r0, $r0
+	or $r15, $r0, $r0
+	or $r16, $r0, $r0
+	or $r17, $r0, $r0
+	or $r18, $r0, $r0
+	or $r19, $r0, $r0
+	or $r20, $r0, $r0
 	ld.d $r1, $r3, 8
 	ld.d $r3, $r3, 0              /* back on the goroutine stack */
 	jirl $r0, $r1, 0

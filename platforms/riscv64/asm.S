@@ -76,6 +76,23 @@ sp_systemstack:
 	mv t2, a0                     /* fn */
 	mv a0, x27                    /* gp */
 	jalr ra, 0(t2)
+	/* No value of the runtime's C++ leaks into the goroutine's registers
+	 * (every call clobbers them in Go's ABI): a stale pointer there would
+	 * make what the conservative scan keeps depend on the C++ compiler. */
+	li a1, 0
+	li a2, 0
+	li a3, 0
+	li a4, 0
+	li a5, 0
+	li a6, 0
+	li a7, 0
+	li t0, 0
+	li t1, 0
+	li t2, 0
+	li t3, 0
+	li t4, 0
+	li t5, 0
+	li t6, 0
 	ld ra, 8(sp)
 	ld sp, 0(sp)                  /* back on the goroutine stack */
 	jr ra
