@@ -51,10 +51,55 @@ TEST(IR, MalformedDescriptionsGetClearErrors) {
   EXPECT_EQ(ErrorOf("  ret\n"), "1: 'ret' outside a function");
   EXPECT_EQ(ErrorOf(""), "0: the program has no functions");
   EXPECT_EQ(ErrorOf("func main.main bogus\n  ret\nend\n"),
-            "1: unknown function attribute 'bogus' (nosplit, asm, nongo, restartatentry, frame=N)");
+            "1: unknown function attribute 'bogus' (nosplit, asm, nongo, restartatentry, frame=N, args=N, ptrs=A/B/...)");
+  // The heap operations and the frame's pointer map.
+  EXPECT_EQ(ErrorOf("func main.main\n  ldm r1, r0, 12\n  ret\nend\n"),
+            "2: ldm 12: offsets are multiples of 8 in [0, 240]");
+  EXPECT_EQ(ErrorOf("func main.main\n  stm r1, 248, r0\n  ret\nend\n"),
+            "2: stm 248: offsets are multiples of 8 in [0, 240]");
+  EXPECT_EQ(ErrorOf("func main.main\n  alloc 4096\n  ret\nend\n"),
+            "2: alloc 4096: sizes are multiples of 8 in [8, 4080]");
+  EXPECT_EQ(ErrorOf("func main.main\n  alloc\n  ret\nend\n"), "2: alloc needs a size in bytes");
+  EXPECT_EQ(ErrorOf("func main.main\n  vload r1\n  ret\nend\n"), "2: vload needs a base register and an offset");
+  EXPECT_EQ(ErrorOf("func main.main frame=16 ptrs=16\n  ret\nend\n"),
+            "1: main.main: pointer slot 16 outside the 16-byte frame");
+  EXPECT_EQ(ErrorOf("func main.main frame=16 ptrs=0/x\n  ret\nend\n"),
+            "1: ptrs=0/x: want slot offsets, multiples of 8, separated by '/'");
+  EXPECT_EQ(ErrorOf("func main.main frame=16 args=24\n  ret\nend\n"),
+            "1: main.main: args=24 must lie within the 16-byte frame");
+  EXPECT_EQ(ErrorOf("func main.main restartatentry\n  ldm r1, r1, 0\n  ret\nend\n"),
+            "2: main.main: restartatentry: no heap memory operations (a restart at the entry must be invisible)");
   EXPECT_EQ(ErrorOf("func main.main\n  sleep -5\n  ret\nend\n"), "2: sleep: operand must not be negative");
   EXPECT_EQ(ErrorOf("func main.main\n  flagsdump g[62]\n  ret\nend\n"),
             "2: flagsdump g[62]: g[N..N+2] must be globals");
+}
+
+TEST(IR, HeapOperationsParse) {
+  ir::Program p;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram("func main.main frame=32 ptrs=0/16 args=8\n  alloc 24\n  ldm r1, r0, 8\n"
+                               "  stm r0, 16, r1\n  vload r0, 0\n  vstore r1, 240\n  starg 0, r0\n  drop r1\n"
+                               "  ret\nend\n", &p, &err)) << err;
+  const ir::Function& f = p.funcs[0];
+  EXPECT_EQ(f.ptr_slots, (std::vector<int>{0, 16}));
+  EXPECT_EQ(f.args, 8);
+  EXPECT_EQ(f.body[0].op, ir::Op::kService);
+  EXPECT_EQ(f.body[0].service, ir::Service::kAlloc);
+  EXPECT_EQ(f.body[0].imm, 24);
+  EXPECT_EQ(f.body[1].op, ir::Op::kLdMem);  // rd = r1, base rs = r0
+  EXPECT_EQ(f.body[1].rd, 1);
+  EXPECT_EQ(f.body[1].rs, 0);
+  EXPECT_EQ(f.body[2].op, ir::Op::kStMem);  // base rd = r0, value rs = r1
+  EXPECT_EQ(f.body[2].rd, 0);
+  EXPECT_EQ(f.body[2].rs, 1);
+  EXPECT_EQ(f.body[3].op, ir::Op::kVLoad);
+  EXPECT_EQ(f.body[3].rs, 0);
+  EXPECT_EQ(f.body[4].op, ir::Op::kVStore);
+  EXPECT_EQ(f.body[4].rd, 1);
+  EXPECT_EQ(f.body[4].imm, 240);
+  EXPECT_EQ(f.body[5].op, ir::Op::kStSlot);  // starg: a store into the argument area
+  EXPECT_EQ(f.body[6].op, ir::Op::kMovi);    // drop: rD = 0
+  EXPECT_EQ(f.body[6].imm, 0);
 }
 
 uint8_t Byte(uint64_t w, int j) { return static_cast<uint8_t>(w >> (8 * j)); }

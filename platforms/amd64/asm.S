@@ -57,9 +57,10 @@ sp_systemstack:
 	subq $16, %rsp                /* keep 16-byte alignment at the call */
 	movq %rdx, 0(%rsp)
 	call *%rsi
-	/* No value of the runtime's C++ leaks into the goroutine's registers
-	 * (every call clobbers them in Go's ABI): a stale pointer there would
-	 * make what the conservative scan keeps depend on the C++ compiler. */
+	/* No value of the runtime's C++ leaks into the goroutine's general or
+	 * vector registers (every call clobbers them in Go's ABI): a stale
+	 * pointer there would make what the conservative scan keeps depend on
+	 * the C++ compiler. */
 	xorl %ecx, %ecx
 	xorl %edx, %edx
 	xorl %esi, %esi
@@ -68,6 +69,22 @@ sp_systemstack:
 	xorl %r9d, %r9d
 	xorl %r10d, %r10d
 	xorl %r11d, %r11d
+	pxor %xmm0, %xmm0
+	pxor %xmm1, %xmm1
+	pxor %xmm2, %xmm2
+	pxor %xmm3, %xmm3
+	pxor %xmm4, %xmm4
+	pxor %xmm5, %xmm5
+	pxor %xmm6, %xmm6
+	pxor %xmm7, %xmm7
+	pxor %xmm8, %xmm8
+	pxor %xmm9, %xmm9
+	pxor %xmm10, %xmm10
+	pxor %xmm11, %xmm11
+	pxor %xmm12, %xmm12
+	pxor %xmm13, %xmm13
+	pxor %xmm14, %xmm14
+	pxor %xmm15, %xmm15
 	movq 0(%rsp), %rsp            /* back on the goroutine stack */
 	ret
 	.size sp_systemstack, .-sp_systemstack

@@ -139,5 +139,34 @@ TEST(Amd64Lower, VectorsAtFullWidthInEveryTierAndFlags) {
   EXPECT_EQ(err, "extended-state tier 3: the port's vfill and vdump know tiers 0..2");
 }
 
+// The heap operations, and the frame facts the collector walks stacks by
+// (pcsp, slot base, stack map).
+TEST(Amd64Lower, HeapOperationsAndFrameFacts) {
+  Emitted e = EmitForTest(*NewAmd64Lowerer(), kHeapOpsProgram);
+  ExpectDisasm("amd64", e, "main.heap", {
+      "cmp rsp,QWORD PTR [r14+0x10]",
+      "jbe 0x4f",
+      "sub rsp,0x10",
+      "movabs rax,0x18",
+      "call 0x219",
+      "mov rbx,QWORD PTR [rax+0x8]",  // ldm r1, r0, 8
+      "mov QWORD PTR [rax+0x10],rbx",
+      "movdqu xmm0,XMMWORD PTR [rax+0x0]",  // vload: 16 bytes through X0
+      "movdqu XMMWORD PTR [rbx+0xf0],xmm0",
+      "mov QWORD PTR [rsp+0x0],rax",  // starg 0: the outgoing-argument area at 0(SP)
+      "movabs rbx,0x0",
+      "add rsp,0x10",
+      "ret",
+      "mov QWORD PTR [r14+0x50],rax",
+      "movabs r11,0x4000",
+      "call r11",
+      "mov rax,QWORD PTR [r14+0x50]",
+      "jmp 0x0",
+  });
+  ExpectFrameFacts(e, "main.heap", false, 0, {8});
+  Emitted l = EmitForTest(*NewAmd64Lowerer(), kLowerTestProgram);
+  ExpectFrameFacts(l, "main.nonleaf", false, 0, {});
+}
+
 }  // namespace
 }  // namespace safepoint

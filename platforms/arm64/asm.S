@@ -76,9 +76,10 @@ sp_systemstack:
 	mov x0, x28                    /* gp */
 	mov x29, xzr
 	blr x1
-	/* No value of the runtime's C++ leaks into the goroutine's registers
-	 * (every call clobbers them in Go's ABI): a stale pointer there would
-	 * make what the conservative scan keeps depend on the C++ compiler. */
+	/* No value of the runtime's C++ leaks into the goroutine's general or
+	 * vector registers (every call clobbers them in Go's ABI): a stale
+	 * pointer there would make what the conservative scan keeps depend on
+	 * the C++ compiler. */
 	mov x1, xzr
 	mov x2, xzr
 	mov x3, xzr
@@ -95,6 +96,38 @@ sp_systemstack:
 	mov x15, xzr
 	mov x16, xzr
 	mov x17, xzr
+	movi v0.2d, #0
+	movi v1.2d, #0
+	movi v2.2d, #0
+	movi v3.2d, #0
+	movi v4.2d, #0
+	movi v5.2d, #0
+	movi v6.2d, #0
+	movi v7.2d, #0
+	movi v8.2d, #0
+	movi v9.2d, #0
+	movi v10.2d, #0
+	movi v11.2d, #0
+	movi v12.2d, #0
+	movi v13.2d, #0
+	movi v14.2d, #0
+	movi v15.2d, #0
+	movi v16.2d, #0
+	movi v17.2d, #0
+	movi v18.2d, #0
+	movi v19.2d, #0
+	movi v20.2d, #0
+	movi v21.2d, #0
+	movi v22.2d, #0
+	movi v23.2d, #0
+	movi v24.2d, #0
+	movi v25.2d, #0
+	movi v26.2d, #0
+	movi v27.2d, #0
+	movi v28.2d, #0
+	movi v29.2d, #0
+	movi v30.2d, #0
+	movi v31.2d, #0
 	ldp x10, x30, [sp]
 	mov sp, x10                    /* back on the goroutine stack */
 	ret

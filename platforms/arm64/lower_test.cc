@@ -565,5 +565,36 @@ TEST(Arm64Lower, BranchRanges) {
   EXPECT_TRUE(emit(ir::Op::kJmp, 1u << 20, &err)) << err;
 }
 
+// The heap operations, and the frame facts the collector walks stacks by
+// (pcsp, slot base, stack map).
+TEST(Arm64Lower, HeapOperationsAndFrameFacts) {
+  Emitted e = EmitForTest(*NewArm64Lowerer(), kHeapOpsProgram);
+  ExpectDisasm("arm64", e, "main.heap", {
+      "ldr x16, [x28, #16]",
+      "cmp sp, x16",
+      "b.ls 0x38",
+      "str x30, [sp, #-32]!",
+      "mov x0, #0x18",
+      "bl 0x18c",
+      "ldr x1, [x0, #8]",
+      "str x1, [x0, #16]",
+      "ldur q0, [x0]",  // vload: 16 bytes through V0
+      "stur q0, [x1, #240]",
+      "str x0, [sp, #8]",  // starg 0: slot 0 is above the saved LR
+      "mov x1, #0x0",
+      "ldr x30, [sp], #32",
+      "ret",
+      "str x0, [x28, #80]",
+      "mov x3, x30",
+      "mov x17, #0x4000",
+      "blr x17",
+      "ldr x0, [x28, #80]",
+      "b 0x0",
+  });
+  ExpectFrameFacts(e, "main.heap", true, 8, {8});
+  Emitted l = EmitForTest(*NewArm64Lowerer(), kLowerTestProgram);
+  ExpectFrameFacts(l, "main.nonleaf", true, 8, {});
+}
+
 }  // namespace
 }  // namespace safepoint

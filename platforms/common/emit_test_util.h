@@ -84,6 +84,40 @@ inline void ExpectTable(const Emitted& e, const std::string& fn, bool check, boo
   EXPECT_EQ(f->package, "main");
 }
 
+// The frame facts the collector walks stacks by: the pcsp entries (SP at
+// the entry's, the frame open at every call and before the return's SP
+// restore, closed at the ret; on LR machines the return address saved
+// wherever a non-leaf calls), the slot base and the stack map, for a
+// function of `frame` bytes whose body calls and returns.
+inline void ExpectFrameFacts(const Emitted& e, const std::string& fn, bool lr_machine, int slot_base,
+                             const std::vector<int>& declared_ptrs) {
+  const FuncInfo* f = e.table.Find(fn);
+  ASSERT_NE(f, nullptr) << fn;
+  EXPECT_EQ(f->SpAt(f->entry).delta, 0) << fn << ": at the entry the frame is not open";
+  ASSERT_FALSE(f->call_sites.empty()) << fn;
+  for (uint32_t c : f->call_sites) {
+    FuncInfo::SpState st = f->SpAt(c);
+    EXPECT_EQ(st.delta, f->frame) << fn << ": the frame is open at the call at +" << c - f->entry;
+    EXPECT_EQ(st.lr_saved, lr_machine) << fn << ": the return address is saved at the call";
+  }
+  // The last instruction before the tail (or the end) is the ret: the frame is closed there.
+  uint32_t last = 0;
+  for (uint32_t off : e.table.insns)
+    if (off >= f->entry && off < (f->tail.hi > f->tail.lo ? f->tail.lo : f->end)) last = off;
+  EXPECT_EQ(f->SpAt(last).delta, 0) << fn << ": at the ret the frame is closed";
+  if (f->tail.hi > f->tail.lo) EXPECT_EQ(f->SpAt(f->tail.lo).delta, 0) << fn << ": the morestack path runs before the frame opens";
+  EXPECT_EQ(f->slot_base, slot_base) << fn;
+  std::vector<int> want;
+  for (int off : declared_ptrs) want.push_back(off + slot_base);
+  EXPECT_EQ(f->ptr_slots, want) << fn << ": the stack map is the declared slots, from SP";
+}
+
+// A function with every heap operation, a declared pointer slot and an
+// outgoing-argument area; each port's lower_test names its instructions.
+inline const char* kHeapOpsProgram =
+    "func main.heap frame=16 ptrs=8 args=8\n  alloc 24\n  ldm r1, r0, 8\n  stm r0, 16, r1\n  vload r0, 0\n"
+    "  vstore r1, 240\n  starg 0, r0\n  drop r1\n  ret\nend\n";
+
 }  // namespace safepoint
 
 #endif

@@ -482,5 +482,47 @@ TEST(Loong64Lower, BranchRanges) {
   EXPECT_FALSE(ResolveOne(ir::Op::kService, 4 * (1u << 19)).ok);
 }
 
+// The heap operations, and the frame facts the collector walks stacks by
+// (pcsp, slot base, stack map).
+TEST(Loong64Lower, HeapOperationsAndFrameFacts) {
+  Emitted e = EmitForTest(*NewLoong64Lowerer(), kHeapOpsProgram);
+  ExpectDisasm("loong64", e, "main.heap", {
+      "ld.d $t8, $fp, 16",
+      "sltu $t8, $t8, $sp",
+      "beqz $t8, 80",
+      "addi.d $sp, $sp, -32",
+      "st.d $ra, $sp, 0",
+      "lu12i.w $a0, 0",
+      "ori $a0, $a0, 0x18",
+      "lu32i.d $a0, 0",
+      "lu52i.d $a0, $a0, 0",
+      "bl 728",
+      "ld.d $s0, $a0, 8",
+      "st.d $s0, $a0, 16",
+      "vld $vr0, $a0, 0",  // vload: 16 bytes through VR0
+      "vst $vr0, $s0, 240",
+      "st.d $a0, $sp, 8",
+      "lu12i.w $s0, 0",
+      "ori $s0, $s0, 0x0",
+      "lu32i.d $s0, 0",
+      "lu52i.d $s0, $s0, 0",
+      "ld.d $ra, $sp, 0",
+      "addi.d $sp, $sp, 32",
+      "ret",
+      "st.d $a0, $fp, 80",
+      "move $s8, $ra",
+      "lu12i.w $s7, 4",
+      "ori $s7, $s7, 0x0",
+      "lu32i.d $s7, 0",
+      "lu52i.d $s7, $s7, 0",
+      "jirl $ra, $s7, 0",
+      "ld.d $a0, $fp, 80",
+      "b -120",
+  });
+  ExpectFrameFacts(e, "main.heap", true, 8, {8});
+  Emitted l = EmitForTest(*NewLoong64Lowerer(), kLowerTestProgram);
+  ExpectFrameFacts(l, "main.nonleaf", true, 8, {});
+}
+
 }  // namespace
 }  // namespace safepoint

@@ -76,9 +76,10 @@ sp_systemstack:
 	mv t2, a0                     /* fn */
 	mv a0, x27                    /* gp */
 	jalr ra, 0(t2)
-	/* No value of the runtime's C++ leaks into the goroutine's registers
-	 * (every call clobbers them in Go's ABI): a stale pointer there would
-	 * make what the conservative scan keeps depend on the C++ compiler. */
+	/* No value of the runtime's C++ leaks into the goroutine's general or
+	 * vector registers (every call clobbers them in Go's ABI): a stale
+	 * pointer there would make what the conservative scan keeps depend on
+	 * the C++ compiler. */
 	li a1, 0
 	li a2, 0
 	li a3, 0
@@ -93,6 +94,38 @@ sp_systemstack:
 	li t4, 0
 	li t5, 0
 	li t6, 0
+	fmv.d.x f0, zero
+	fmv.d.x f1, zero
+	fmv.d.x f2, zero
+	fmv.d.x f3, zero
+	fmv.d.x f4, zero
+	fmv.d.x f5, zero
+	fmv.d.x f6, zero
+	fmv.d.x f7, zero
+	fmv.d.x f8, zero
+	fmv.d.x f9, zero
+	fmv.d.x f10, zero
+	fmv.d.x f11, zero
+	fmv.d.x f12, zero
+	fmv.d.x f13, zero
+	fmv.d.x f14, zero
+	fmv.d.x f15, zero
+	fmv.d.x f16, zero
+	fmv.d.x f17, zero
+	fmv.d.x f18, zero
+	fmv.d.x f19, zero
+	fmv.d.x f20, zero
+	fmv.d.x f21, zero
+	fmv.d.x f22, zero
+	fmv.d.x f23, zero
+	fmv.d.x f24, zero
+	fmv.d.x f25, zero
+	fmv.d.x f26, zero
+	fmv.d.x f27, zero
+	fmv.d.x f28, zero
+	fmv.d.x f29, zero
+	fmv.d.x f30, zero
+	fmv.d.x f31, zero
 	ld ra, 8(sp)
 	ld sp, 0(sp)                  /* back on the goroutine stack */
 	jr ra

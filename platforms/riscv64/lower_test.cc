@@ -529,5 +529,42 @@ TEST(Riscv64Lower, BranchRanges) {
   EXPECT_FALSE(ResolveOne(ir::Op::kService, 0x7ffff800).ok);
 }
 
+// The heap operations, and the frame facts the collector walks stacks by
+// (pcsp, slot base, stack map).
+TEST(Riscv64Lower, HeapOperationsAndFrameFacts) {
+  Emitted e = EmitForTest(*NewRiscv64Lowerer(), kHeapOpsProgram);
+  ExpectDisasm("riscv64", e, "main.heap", {
+      "ld t1,16(s11)",
+      "bgeu t1,sp,0x44",
+      "addi sp,sp,-32",
+      "sd ra,0(sp)",
+      "addi a0,zero,24",
+      "jal ra,0x3a8",
+      "ld s1,8(a0)",
+      "sd s1,16(a0)",
+      "fld ft0,0(a0)",  // vload: 16 bytes through F0 and F1
+      "fld ft1,8(a0)",
+      "fsd ft0,240(s1)",
+      "fsd ft1,248(s1)",
+      "sd a0,8(sp)",
+      "addi s1,zero,0",
+      "ld ra,0(sp)",
+      "addi sp,sp,32",
+      "jalr zero,0(ra)",
+      "sd a0,80(s11)",
+      "lui t6,0x0",
+      "addiw t6,t6,0",
+      "slli t6,t6,0xc",
+      "addi t6,t6,4",
+      "slli t6,t6,0xc",
+      "jalr t0,0(t6)",
+      "ld a0,80(s11)",
+      "jal zero,0x0",
+  });
+  ExpectFrameFacts(e, "main.heap", true, 8, {8});
+  Emitted l = EmitForTest(*NewRiscv64Lowerer(), kLowerTestProgram);
+  ExpectFrameFacts(l, "main.nonleaf", true, 8, {});
+}
+
 }  // namespace
 }  // namespace safepoint
