@@ -76,6 +76,10 @@ const Place kVector{"a vector register in the middle of a block copy",
 // Caller frames: spin keeps the object in slot 16 and loops in main.inner.
 const Place kDeclaredSlot{"a declared pointer slot of a caller frame", "ptrs=16", "  stslot 16, r0\n",
                           "  ldslot r6, 16\n", -1, true};
+// A stack object: the object sits in an undeclared slot of spin's frame,
+// whose address (addrslot) is in a declared pointer slot of the same frame.
+const Place kStackObject{"a stack object named by a pointer into the stack", "ptrs=8",
+                         "  stslot 16, r0\n  addrslot r1, 16\n  stslot 8, r1\n", "  ldslot r6, 16\n", -1, true};
 const Place kUndeclaredSlot{"an undeclared slot of a caller frame", "", "  stslot 16, r0\n", "  ldslot r6, 16\n", -1,
                             true};
 
@@ -219,6 +223,15 @@ TEST(Scan_9_7_5, ADeclaredPointerSlotOfACallerFrameIsARoot) {
   EXPECT_EQ(r.o.rt->global(kRead), kValue);
 }
 
+TEST(Scan_9_7_5, AStackObjectIsScannedConservatively) {
+  SKIP_WITHOUT_ASYNC();
+  ScanRun r = RunScan(kStackObject, TestOptions());
+  ASSERT_TRUE(r.bad.empty()) << Join(r.bad);
+  ASSERT_TRUE(r.o.ok) << r.o.error;
+  EXPECT_TRUE(r.live_after) << "the object in a frame that a pointer into the stack names was freed";
+  EXPECT_EQ(r.o.rt->global(kRead), kValue);
+}
+
 TEST(Scan_9_7_5, AnUndeclaredSlotOfACallerFrameIsNotARoot) {
   SKIP_WITHOUT_ASYNC();
   ScanRun r = RunScan(kUndeclaredSlot, TestOptions());
@@ -259,6 +272,39 @@ TEST(Scan_9_7_6, MarkingPausesOneGoroutineAtATimeThenTerminatesWithTheWorldStopp
   size_t term = seq.find("world-stopped mark-termination scan(");
   EXPECT_NE(term, std::string::npos) << seq;
   EXPECT_EQ(seq.substr(seq.size() - 4), "done") << seq;
+}
+
+// Stacks move (14.5): growth doubles a stack by copying, the collector's
+// shrink halves it; either way a pointer into the stack kept in a declared
+// pointer slot is adjusted, and the program reads through it what it
+// stored.
+TEST(Scan_9_7_5, PointersIntoTheStackFollowItWhenItMoves) {
+  // main keeps &slot 16 in slot 8 (declared) and 777 in slot 16, then
+  // work grows the stack by recursion, marks g[10] and loops (calling a
+  // non-leaf, so prologue checks happen) until g[11]; main reads through
+  // the pointer into g[1], and g[2] = the pointer minus slot 16's address.
+  const std::string prog =
+      "func main.main frame=32 ptrs=8\n  movi r1, 777\n  stslot 16, r1\n  addrslot r1, 16\n  stslot 8, r1\n"
+      "  go main.work\n  wait 2\n  ldslot r2, 8\n  ldm r3, r2, 0\n  st g[1], r3\n  addrslot r4, 16\n  movi r5, -1\n"
+      "  muli r4, -1\n  add r4, r2\n  st g[2], r4\n  ret\nend\n"
+      "func main.work frame=32 ptrs=8\n  movi r1, 555\n  stslot 16, r1\n  addrslot r1, 16\n  stslot 8, r1\n"
+      "  movi r0, 20\n  call main.rec\n  movi r1, 1\n  st g[10], r1\nloop:\n  addi r5, 1\n  call main.nonleaf\n"
+      "  ld r3, g[11]\n  jz r3, loop\n  ldslot r2, 8\n  ldm r3, r2, 0\n  st g[3], r3\n  handshake 2\n  ret\nend\n"
+      "func main.rec frame=512\n  jz r0, done\n  addi r0, -1\n  call main.rec\ndone:\n  ret\nend\n" +
+      std::string(kChapterLeafAndNonleaf);
+  RuntimeOptions opts = TestOptions();
+  opts.settings.godebug = "asyncpreemptoff=1";  // work stops at a prologue: its stack may move at once
+  Outcome o = RunScenario(prog, opts, [&](Runtime& rt) {
+    ASSERT_TRUE(WaitFor([&] { return rt.global(kSpinStarted) == 1; })) << "waited 60 s for work to start";
+    rt.GC();
+    rt.set_global(kSpinStop, 1);
+  });
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_GT(o.Count(Ev::kGrow, kFirstG), 0u) << "work's stack never grew";
+  EXPECT_GT(o.Count(Ev::kShrink, kFirstG), 0u) << "the collector never shrank work's stack";
+  EXPECT_EQ(o.rt->global(3), 555u) << "work read through its pointer into its moved stack";
+  EXPECT_EQ(o.rt->global(1), 777u) << "main read through its pointer into its stack";
+  EXPECT_EQ(o.rt->global(2), 0u) << "main's pointer does not point at its slot";
 }
 
 // Objects allocated during marking are black: a collection frees none of

@@ -186,6 +186,7 @@ const std::vector<OpSyntax>& OpTable() {
         {"ldm", Op::kLdMem, {kRd, kRs, kImm}, "needs a register, a base register and an offset", CheckMemOff},
         {"stm", Op::kStMem, {kRd, kImm, kRs}, "needs a base register, an offset and a register", CheckMemOff},
         {"drop", Op::kMovi, {kRd}, "needs a register"},
+        {"addrslot", Op::kAddrSlot, {kRd, kImm}, "needs a register and a frame offset"},
         {"vload", Op::kVLoad, {kRs, kImm}, "needs a base register and an offset", CheckMemOff},
         {"vstore", Op::kVStore, {kRd, kImm}, "needs a base register and an offset", CheckMemOff},
     };
@@ -410,6 +411,7 @@ bool Validate(const Program& p, std::string* err) {
           break;
         case Op::kLdSlot:
         case Op::kStSlot:
+        case Op::kAddrSlot:
           if (i.imm < 0 || i.imm % 8 != 0 || i.imm + 8 > f.frame)
             return fail(i.line, "slot offset " + std::to_string(i.imm) + " outside the " +
                                     std::to_string(f.frame) + "-byte frame of " + f.name);
@@ -486,7 +488,8 @@ bool Validate(const Program& p, std::string* err) {
         case Op::kStMem:
         case Op::kVLoad:
         case Op::kVStore:
-          return bad("no heap memory operations");
+        case Op::kAddrSlot:
+          return bad("no heap memory operations or stack addresses");
         default:
           break;
       }

@@ -31,6 +31,9 @@
 //   ld rD, g[N]  /  st g[N], rS          globals
 //   ldslot rD, OFF / stslot OFF, rS      8-byte frame slots, 0 <= OFF < frame
 //   starg OFF, rS         stslot into the outgoing-argument area (OFF < args)
+//   addrslot rD, OFF      rD = the address of frame slot OFF: a pointer into
+//                         the goroutine's own stack (adjusted when the stack
+//                         moves, if kept in a declared pointer slot)
 //   The heap (objects the runtime's collector manages; see "The heap" below):
 //   alloc N               r0 = a new zeroed heap object of N bytes (a service)
 //   ldm rD, rB, OFF       rD = the word at rB+OFF     (0 <= OFF <= kMemOffMax,
@@ -166,6 +169,7 @@ enum class Op : uint8_t {
   // The heap: rd is the destination of ldm and the base of stm and vstore;
   // rs the base of ldm and vload and the value of stm.
   kLdMem, kStMem, kVLoad, kVStore,
+  kAddrSlot,
 };
 
 constexpr int kVDumpAreas = 4;

@@ -68,7 +68,7 @@ TEST(IR, MalformedDescriptionsGetClearErrors) {
   EXPECT_EQ(ErrorOf("func main.main frame=16 args=24\n  ret\nend\n"),
             "1: main.main: args=24 must lie within the 16-byte frame");
   EXPECT_EQ(ErrorOf("func main.main restartatentry\n  ldm r1, r1, 0\n  ret\nend\n"),
-            "2: main.main: restartatentry: no heap memory operations (a restart at the entry must be invisible)");
+            "2: main.main: restartatentry: no heap memory operations or stack addresses (a restart at the entry must be invisible)");
   EXPECT_EQ(ErrorOf("func main.main\n  sleep -5\n  ret\nend\n"), "2: sleep: operand must not be negative");
   EXPECT_EQ(ErrorOf("func main.main\n  flagsdump g[62]\n  ret\nend\n"),
             "2: flagsdump g[62]: g[N..N+2] must be globals");

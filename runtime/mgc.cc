@@ -33,7 +33,11 @@
 //     and not at all under Go 1.26's (RuntimeSettings::xstate_scan).
 // A word marks an object only when it points into an allocated one. A
 // declared pointer slot holding anything else is skipped (Go zeroes such
-// slots and would throw; programs here may leave stale words in them).
+// slots and would throw; programs here may leave stale words in them). A
+// word that points into the goroutine's own stack (addrslot) makes the
+// frame it points into a stack object, scanned conservatively. When a stack
+// moves (copystack), the declared pointer slots that point into it are
+// adjusted (adjustpointers), as the stack maps allow.
 //
 // Invariants a change must keep: marking and sweeping hold heap_mu_; a
 // stack is read only while its goroutine cannot run (the scan bit, or the
@@ -82,30 +86,13 @@ void Runtime::gcMarkRoots(bool with_stacks) {
   for (G* gp : gs) gcScanStack(gp);
 }
 
-void Runtime::gcScanStack(G* gp) {
-  uint32_t status = gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan);
-  if (status == _Gdead) return;
-  if (status == _Gsyscall) {
-    // It may still run its own code: every word of its stack, conservatively.
-    gcScanRange(gp->stack.lo, gp->stack.hi);
-    gcstats_.frames_conservative++;
-    return;
-  }
+void Runtime::walkFrames(G* gp, std::vector<StackFrame>* out) {
+  out->clear();
   const bool lr_machine = NativePort().has(kCapLinkRegister);
   const uintptr_t goexit = code_->base() + goexit_off_;
   uintptr_t pc = gp->sched.pc, sp = gp->sched.sp, lr = gp->sched.lr;
   bool async = gp->asyncSafePoint && gp->async_sp != 0;
-  if (async) {
-    // asyncPreempt's frame, below the interrupted SP: every register it saved.
-    gcScanRange(gp->sched.sp, gp->async_sp);
-    pc = gp->async_pc, sp = gp->async_sp, lr = gp->async_lr;
-    if (opts_.settings.xstate_scan == XStateScan::kGo127 && gp->xstate && gp->xstate_live) {
-      uintptr_t x = reinterpret_cast<uintptr_t>(gp->xstate.get());
-      gcScanRange(x, x + xstate_bytes_);
-      gcstats_.xstate_scans++;
-    }
-  }
-  int conservative = 0;
+  if (async) pc = gp->async_pc, sp = gp->async_sp, lr = gp->async_lr;
   for (int depth = 0;; depth++) {
     const FuncInfo* f = FuncAt(pc);
     if (f == nullptr || f->has(kFuncAsm) || depth > 100000 || sp < gp->stack.lo || sp >= gp->stack.hi) {
@@ -115,6 +102,7 @@ void Runtime::gcScanStack(G* gp) {
       Throw("unknown caller pc", detail);
     }
     FuncInfo::SpState st = f->SpAt(static_cast<uint32_t>(pc - code_->base()));
+    out->push_back({f, sp, st.delta, depth == 0 && async});
     uintptr_t ret, caller_sp;
     if (lr_machine) {
       ret = st.lr_saved ? *reinterpret_cast<const uintptr_t*>(sp) : lr;
@@ -123,23 +111,77 @@ void Runtime::gcScanStack(G* gp) {
       ret = *reinterpret_cast<const uintptr_t*>(sp + static_cast<uintptr_t>(st.delta));
       caller_sp = sp + static_cast<uintptr_t>(st.delta) + 8;
     }
-    if (depth == 0 && async) {
-      // The interrupted frame, the outgoing-argument area at its bottom
-      // included (unless the mutation skips it).
-      uintptr_t lo = sp;
-      if (opts_.mutations.scan_skips_outgoing_args) lo = sp + static_cast<uintptr_t>(f->slot_base + f->args);
-      gcScanRange(lo, sp + static_cast<uintptr_t>(st.delta));
-      conservative = 2;
-      gcstats_.frames_conservative += 2;
-    } else {
-      for (int off : f->ptr_slots)
-        if (off + 8 <= st.delta) gcMarkWord(*reinterpret_cast<const uintptr_t*>(sp + static_cast<uintptr_t>(off)));
-      gcstats_.frames_precise++;
-    }
-    if (ret == goexit) break;
+    if (ret == goexit) return;
     pc = ret, sp = caller_sp, lr = 0;  // a caller stopped at its call: its LR is saved
   }
-  events_.Record(Ev::kGCScanStack, gp->goid, Reason::kNone, async ? gp->async_pc : gp->sched.pc, conservative);
+}
+
+void Runtime::gcScanStack(G* gp) {
+  uint32_t status = gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan);
+  if (status == _Gdead) return;
+  if (status == _Gsyscall) {
+    // It may still run its own code: every word of its stack, conservatively.
+    gcScanRange(gp->stack.lo, gp->stack.hi);
+    gcstats_.frames_conservative++;
+    return;
+  }
+  std::vector<StackFrame> frames;
+  walkFrames(gp, &frames);
+  // A word that points into this stack names a stack object: the frame
+  // holding that address, scanned conservatively (once).
+  std::vector<bool> queued(frames.size(), false);
+  std::vector<size_t> objects;
+  auto frame_hi = [&](size_t i) { return i + 1 < frames.size() ? frames[i + 1].sp : gp->stack.hi; };
+  auto word = [&](uintptr_t w) {
+    if (w < frames.front().sp || w >= gp->stack.hi) return gcMarkWord(w);
+    for (size_t i = 0; i < frames.size(); i++)
+      if (w >= frames[i].sp && w < frame_hi(i) && !queued[i]) queued[i] = true, objects.push_back(i);
+  };
+  auto range = [&](uintptr_t lo, uintptr_t hi) {
+    for (uintptr_t p = (lo + 7) & ~uintptr_t(7); p + 8 <= hi; p += 8) word(*reinterpret_cast<const uintptr_t*>(p));
+  };
+  bool async = frames.front().top_async;
+  if (async) {
+    // asyncPreempt's frame, below the interrupted SP: every register it saved.
+    range(gp->sched.sp, gp->async_sp);
+    if (opts_.settings.xstate_scan == XStateScan::kGo127 && gp->xstate && gp->xstate_live) {
+      uintptr_t x = reinterpret_cast<uintptr_t>(gp->xstate.get());
+      range(x, x + xstate_bytes_);
+      gcstats_.xstate_scans++;
+    }
+  }
+  for (size_t i = 0; i < frames.size(); i++) {
+    const StackFrame& fr = frames[i];
+    if (fr.top_async) {
+      // The interrupted frame, its outgoing-argument area at the bottom
+      // included (unless the mutation skips it).
+      uintptr_t lo = fr.sp;
+      if (opts_.mutations.scan_skips_outgoing_args) lo = fr.sp + static_cast<uintptr_t>(fr.f->slot_base + fr.f->args);
+      range(lo, fr.sp + static_cast<uintptr_t>(fr.delta));
+      gcstats_.frames_conservative += 2;
+    } else {
+      for (int off : fr.f->ptr_slots)
+        if (off + 8 <= fr.delta) word(*reinterpret_cast<const uintptr_t*>(fr.sp + static_cast<uintptr_t>(off)));
+      gcstats_.frames_precise++;
+    }
+  }
+  for (size_t k = 0; k < objects.size(); k++) range(frames[objects[k]].sp, frame_hi(objects[k]));
+  events_.Record(Ev::kGCScanStack, gp->goid, Reason::kNone, async ? gp->async_pc : gp->sched.pc, async ? 2 : 0);
+}
+
+void Runtime::adjustpointers(G* gp, const Stack& old, uintptr_t delta) {
+  auto moved = [&](uintptr_t* p) {
+    if (*p >= old.lo && *p < old.hi) *p += delta;
+  };
+  moved(&gp->argspill);
+  moved(&gp->async_sp);  // only a mutation moves a stack stopped asynchronously
+  std::vector<StackFrame> frames;
+  walkFrames(gp, &frames);
+  for (const StackFrame& fr : frames) {
+    if (fr.top_async) continue;  // no map: nothing known to adjust
+    for (int off : fr.f->ptr_slots)
+      if (off + 8 <= fr.delta) moved(reinterpret_cast<uintptr_t*>(fr.sp + static_cast<uintptr_t>(off)));
+  }
 }
 
 int64_t Runtime::GC() { return GC(nullptr); }

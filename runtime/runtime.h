@@ -402,6 +402,19 @@ class Runtime {
   void gcMarkWord(uintptr_t w);
   void gcScanRange(uintptr_t lo, uintptr_t hi);  // conservatively, every aligned word
   void gcScanStack(G* gp);                        // its frames, xstate by the policy
+  // One frame of a stopped goroutine's stack, innermost first: SP, and the
+  // frame's size at its PC (pcsp); the top frame of one stopped at an
+  // asynchronous safe point has no map.
+  struct StackFrame {
+    const FuncInfo* f;
+    uintptr_t sp;
+    int delta;
+    bool top_async;
+  };
+  void walkFrames(G* gp, std::vector<StackFrame>* out);
+  // copystack's second half: pointers into the old stack, in declared
+  // pointer slots (and the spilled argument), moved by delta.
+  void adjustpointers(G* gp, const Stack& old, uintptr_t delta);
   void gcMarkRoots(bool with_stacks);
   void gcDrain();
   int64_t gcSweep();

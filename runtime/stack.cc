@@ -21,10 +21,10 @@
 // Invariants a change must keep: newstack runs on g0 and never holds the
 // scheduler lock across gogo; every deferral, preemption and growth is an
 // event; a stack never exceeds kStackMax (a larger one is the fatal "stack
-// overflow", as in Go); a pointer into a goroutine's own stack would have to
-// be adjusted by copystack, so generated code keeps none (stack maps and
-// pointer adjustment arrive with the collector, as does shrinking, which
-// isShrinkStackSafe refuses at an asynchronous safe point).
+// overflow", as in Go); a pointer into a goroutine's own stack is adjusted
+// by copystack only where a stack map declares it (a declared pointer
+// slot), so a stack never moves where its top frames have no map:
+// isShrinkStackSafe refuses at an asynchronous safe point.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -62,11 +62,11 @@ void Runtime::FreeStack(G* gp) {
   gp->stack_mapping = nullptr;
 }
 
-// copystack: programs in this runtime keep no pointers into their own stack
-// (generated code uses no frame pointers and saves only return addresses,
-// which point at code), so moving the used part and adjusting sched.sp is
-// the whole adjustment. Stack maps and pointer adjustment arrive with the
-// collector.
+// copystack: move the used part, adjust sched.sp, then the pointers into
+// the stack that the stack maps know (adjustpointers, mgc.cc): generated
+// code uses no frame pointers and saves only return addresses (code), so
+// what a program keeps in declared pointer slots (addrslot's addresses) and
+// its spilled argument are all there is.
 void Runtime::copystack(G* gp, size_t newsize) {
   Stack old = gp->stack;
   void* old_mapping = gp->stack_mapping;
@@ -78,6 +78,7 @@ void Runtime::copystack(G* gp, size_t newsize) {
   uintptr_t delta = gp->stack.hi - old.hi;
   memcpy(reinterpret_cast<void*>(gp->sched.sp + delta), reinterpret_cast<void*>(gp->sched.sp), used);
   gp->sched.sp += delta;
+  adjustpointers(gp, old, delta);
   munmap(old_mapping, old_mapped);
 }
 

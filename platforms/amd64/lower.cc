@@ -259,6 +259,9 @@ class Amd64Lowerer final : public Lowerer {
       case Op::kStMem:
         MemOp(a, 0x89, kRegs[i.rs], kRegs[i.rd], static_cast<int32_t>(i.imm));
         break;
+      case Op::kAddrSlot:
+        MemOp(a, 0x8D, kRegs[i.rd], RSP, static_cast<int32_t>(i.imm));  // LEAQ OFF(SP), rD
+        break;
       case Op::kVLoad:
         VecMem(a, 0x6F, kRegs[i.rs], static_cast<int32_t>(i.imm));
         break;

@@ -145,16 +145,17 @@ TEST(Amd64Lower, HeapOperationsAndFrameFacts) {
   Emitted e = EmitForTest(*NewAmd64Lowerer(), kHeapOpsProgram);
   ExpectDisasm("amd64", e, "main.heap", {
       "cmp rsp,QWORD PTR [r14+0x10]",
-      "jbe 0x4f",
+      "jbe 0x54",
       "sub rsp,0x10",
       "movabs rax,0x18",
-      "call 0x219",
+      "call 0x21e",
       "mov rbx,QWORD PTR [rax+0x8]",  // ldm r1, r0, 8
       "mov QWORD PTR [rax+0x10],rbx",
       "movdqu xmm0,XMMWORD PTR [rax+0x0]",  // vload: 16 bytes through X0
       "movdqu XMMWORD PTR [rbx+0xf0],xmm0",
       "mov QWORD PTR [rsp+0x0],rax",  // starg 0: the outgoing-argument area at 0(SP)
       "movabs rbx,0x0",
+      "lea rcx,[rsp+0x8]",  // addrslot r2, 8
       "add rsp,0x10",
       "ret",
       "mov QWORD PTR [r14+0x50],rax",

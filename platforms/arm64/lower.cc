@@ -301,6 +301,9 @@ class Arm64Lowerer final : public Lowerer {
       case Op::kStMem:
         a.Insn32(Str(kRegs[i.rs], kRegs[i.rd], static_cast<uint32_t>(i.imm)));
         break;
+      case Op::kAddrSlot:  // ADD rD, RSP, #(slot base + OFF): frames stay below 4096
+        if (!AddSubImm(a, kRegs[i.rd], kSP, SlotBase(ctx) + i.imm)) __builtin_trap();
+        break;
       case Op::kVLoad:
         a.Insn32(LdurQ(0, kRegs[i.rs], static_cast<int>(i.imm)));
         break;

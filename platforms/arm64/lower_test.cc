@@ -572,16 +572,17 @@ TEST(Arm64Lower, HeapOperationsAndFrameFacts) {
   ExpectDisasm("arm64", e, "main.heap", {
       "ldr x16, [x28, #16]",
       "cmp sp, x16",
-      "b.ls 0x38",
+      "b.ls 0x3c",
       "str x30, [sp, #-32]!",
       "mov x0, #0x18",
-      "bl 0x18c",
+      "bl 0x190",
       "ldr x1, [x0, #8]",
       "str x1, [x0, #16]",
       "ldur q0, [x0]",  // vload: 16 bytes through V0
       "stur q0, [x1, #240]",
       "str x0, [sp, #8]",  // starg 0: slot 0 is above the saved LR
       "mov x1, #0x0",
+      "add x2, sp, #0x10",  // addrslot r2, 8
       "ldr x30, [sp], #32",
       "ret",
       "str x0, [x28, #80]",

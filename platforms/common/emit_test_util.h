@@ -116,7 +116,7 @@ inline void ExpectFrameFacts(const Emitted& e, const std::string& fn, bool lr_ma
 // outgoing-argument area; each port's lower_test names its instructions.
 inline const char* kHeapOpsProgram =
     "func main.heap frame=16 ptrs=8 args=8\n  alloc 24\n  ldm r1, r0, 8\n  stm r0, 16, r1\n  vload r0, 0\n"
-    "  vstore r1, 240\n  starg 0, r0\n  drop r1\n  ret\nend\n";
+    "  vstore r1, 240\n  starg 0, r0\n  drop r1\n  addrslot r2, 8\n  ret\nend\n";
 
 }  // namespace safepoint
 

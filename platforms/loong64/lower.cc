@@ -304,6 +304,9 @@ class Loong64Lowerer final : public Lowerer {
       case Op::kStMem:
         StD(a, kRegs[i.rs], kRegs[i.rd], i.imm);
         break;
+      case Op::kAddrSlot:  // beyond 12 bits through the saved scratch: resumed in place
+        AddImm(a, kRegs[i.rd], kSP, static_cast<int32_t>(kLocalsBase + i.imm), kSaved2);
+        break;
       case Op::kVLoad:
         Vld(a, 0, kRegs[i.rs], i.imm);
         break;

@@ -489,14 +489,14 @@ TEST(Loong64Lower, HeapOperationsAndFrameFacts) {
   ExpectDisasm("loong64", e, "main.heap", {
       "ld.d $t8, $fp, 16",
       "sltu $t8, $t8, $sp",
-      "beqz $t8, 80",
+      "beqz $t8, 84",
       "addi.d $sp, $sp, -32",
       "st.d $ra, $sp, 0",
       "lu12i.w $a0, 0",
       "ori $a0, $a0, 0x18",
       "lu32i.d $a0, 0",
       "lu52i.d $a0, $a0, 0",
-      "bl 728",
+      "bl 732",
       "ld.d $s0, $a0, 8",
       "st.d $s0, $a0, 16",
       "vld $vr0, $a0, 0",  // vload: 16 bytes through VR0
@@ -506,6 +506,7 @@ TEST(Loong64Lower, HeapOperationsAndFrameFacts) {
       "ori $s0, $s0, 0x0",
       "lu32i.d $s0, 0",
       "lu52i.d $s0, $s0, 0",
+      "addi.d $a1, $sp, 16",  // addrslot r2, 8
       "ld.d $ra, $sp, 0",
       "addi.d $sp, $sp, 32",
       "ret",
@@ -517,7 +518,7 @@ TEST(Loong64Lower, HeapOperationsAndFrameFacts) {
       "lu52i.d $s7, $s7, 0",
       "jirl $ra, $s7, 0",
       "ld.d $a0, $fp, 80",
-      "b -120",
+      "b -124",
   });
   ExpectFrameFacts(e, "main.heap", true, 8, {8});
   Emitted l = EmitForTest(*NewLoong64Lowerer(), kLowerTestProgram);

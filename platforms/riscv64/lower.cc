@@ -349,6 +349,9 @@ class Riscv64Lowerer final : public Lowerer {
       case Op::kStMem:
         Sd(a, kRegs[i.rs], kRegs[i.rd], i.imm);
         break;
+      case Op::kAddrSlot:  // beyond 12 bits through the saved scratch: resumed in place
+        AddImm(a, kRegs[i.rd], kSP, static_cast<int32_t>(kLocalsBase + i.imm), kSaved2);
+        break;
       case Op::kVLoad:  // 16 bytes through F0 and F1 (the F registers are 64 bits)
         Fld(a, 0, kRegs[i.rs], i.imm);
         Fld(a, 1, kRegs[i.rs], i.imm + 8);

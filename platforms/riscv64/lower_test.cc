@@ -535,11 +535,11 @@ TEST(Riscv64Lower, HeapOperationsAndFrameFacts) {
   Emitted e = EmitForTest(*NewRiscv64Lowerer(), kHeapOpsProgram);
   ExpectDisasm("riscv64", e, "main.heap", {
       "ld t1,16(s11)",
-      "bgeu t1,sp,0x44",
+      "bgeu t1,sp,0x48",
       "addi sp,sp,-32",
       "sd ra,0(sp)",
       "addi a0,zero,24",
-      "jal ra,0x3a8",
+      "jal ra,0x3ac",
       "ld s1,8(a0)",
       "sd s1,16(a0)",
       "fld ft0,0(a0)",  // vload: 16 bytes through F0 and F1
@@ -548,6 +548,7 @@ TEST(Riscv64Lower, HeapOperationsAndFrameFacts) {
       "fsd ft1,248(s1)",
       "sd a0,8(sp)",
       "addi s1,zero,0",
+      "addi a1,sp,16",  // addrslot r2, 8
       "ld ra,0(sp)",
       "addi sp,sp,32",
       "jalr zero,0(ra)",
