@@ -3,9 +3,12 @@
 //   safepoint experiment [--arch=A] [--deadline=SECONDS] [--omit-stack-check]
 //       the chapter's experiment of 9.7.1, six lines in its wording
 //   safepoint sweep [--arch=A] [--program=FILE] [--runtimesecret] [--mutate=M]
+//                   [--collect] [--xstate-scan=go1.26|go1.27]
 //       preempts at every instruction of every function, one at a time;
 //       prints counts per outcome; fails on any disagreement with the
-//       decision oracle or any change of the program's end state
+//       decision oracle or any change of the program's end state; with
+//       --collect runs a whole collection at every accepted preemption
+//       (the built-in heap program by default) and fails on a lost object
 //   safepoint run [--arch=A] [--gomaxprocs=N] [--godebug=S] [--events] [--json] FILE
 //       runs a program description's main.main, prints its globals and what
 //       the runtime did (preemptions, refusals by rule, deferrals, restarts,
@@ -38,6 +41,7 @@
 #include "harness/experiment.h"
 #include "oracle/rules.h"
 #include "harness/mutations.h"
+#include "harness/sweep.h"
 #include "oracle/sweep.h"
 #include "platforms/native.h"
 #include "runtime/runtime.h"
@@ -64,6 +68,8 @@ constexpr FlagDef kFlags[] = {
     {"runtimesecret", "", "sweep: run under GOEXPERIMENT=runtimesecret", true},
     {"mutate", "", "sweep: a mutation to show the sweep fails (--mutate=list lists them for this port)", false},
     {"max-failures", "20", "sweep: failures listed in detail (all are counted)", false},
+    {"collect", "", "sweep: a whole collection (and a stack shrink) at every accepted preemption, judged by the liveness oracle too; the built-in heap program unless --program", true},
+    {"xstate-scan", "go1.27", "run, sweep: whether the collector scans the saved vector registers: go1.27 (conservatively) or go1.26 (not at all)", false},
     {"timeout", "0", "run, sweep: seconds before giving up with exit status 3 (0: none)", false},
 };
 
@@ -88,9 +94,10 @@ constexpr SubcommandDef kSubcommands[] = {
     {"experiment", "safepoint experiment [--deadline=S] [--omit-stack-check]",
      "the chapter's 9.7.1 experiment on this port: three loops that never yield, each in a child process\n"
      "with GOMAXPROCS=1, with asyncpreemptoff=1 and without; prints the chapter's six lines"},
-    {"sweep", "safepoint sweep [--program=FILE] [--runtimesecret] [--mutate=M]",
+    {"sweep", "safepoint sweep [--program=FILE] [--runtimesecret] [--mutate=M] [--collect] [--xstate-scan=V]",
      "preempts at every instruction of every function, one at a time, by armed delivery; fails on any\n"
-     "disagreement with the decision oracle or any change of the program's end state"},
+     "disagreement with the decision oracle or any change of the program's end state; with --collect a\n"
+     "whole collection runs at every accepted preemption, and an object lost fails it too"},
     {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] [--events] [--json] FILE",
      "runs a program description's main.main; prints its globals and what the runtime did, per goroutine\n"
      "and in total (with --events every event; with --json all of it as one JSON object)"},
@@ -291,6 +298,13 @@ int Experiment(const std::map<std::string, std::string>& flags, const std::vecto
   return 0;
 }
 
+bool ParseXStateScan(const std::string& v, XStateScan* out, std::string* err) {
+  if (v == "go1.27") return *out = XStateScan::kGo127, true;
+  if (v == "go1.26") return *out = XStateScan::kGo126, true;
+  *err = "--xstate-scan=" + v + ": want go1.26 or go1.27";
+  return false;
+}
+
 int Run(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
   if (args.size() != 1) return Bad("run needs exactly one program file");
   // Flags first, then the program, as Go's tools do.
@@ -303,6 +317,7 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
   Debug d;
   std::string err;
   if (!ParseGodebug(opts.settings.godebug, &d, &err)) return Bad(err);
+  if (!ParseXStateScan(flags.at("xstate-scan"), &opts.settings.xstate_scan, &err)) return Bad(err);
   std::string text;
   if (!ReadBounded(args[0], kMaxProgramBytes, &text, &err)) return Bad(err);
   ir::Program prog;
@@ -343,6 +358,12 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
   if (!flags.at("program").empty() && !ReadBounded(flags.at("program"), kMaxProgramBytes, &opts.program, &err))
     return Bad(err);
   opts.runtime.experiments.runtimesecret = flags.at("runtimesecret") == "1";
+  if (!ParseXStateScan(flags.at("xstate-scan"), &opts.runtime.settings.xstate_scan, &err)) return Bad(err);
+  if (flags.at("collect") == "1") {
+    if (opts.program.empty()) opts.program = harness::BuiltinHeapSweepProgram();
+    opts.runtime.hooks.collect_at_async_preempt = true;
+    opts.runtime.hooks.initial_stack = 8192;  // room for the collector's shrink
+  }
   double maxf;
   if (!ParseNumber(flags.at("max-failures"), 0, 1e9, &maxf) || maxf != static_cast<size_t>(maxf))
     return Bad("--max-failures=" + flags.at("max-failures") + ": want a count");
@@ -382,14 +403,14 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
   if (!oracle::Sweep(opts, &r, &err)) return Bad("sweep: " + err);
   printf("sweep (%s): %s\n", std::string(NativePort().name).c_str(), r.Summary().c_str());
   for (const std::string& f : r.failures) printf("  FAIL %s\n", f.c_str());
-  size_t failed = r.disagreements + r.state_diffs + r.run_errors;
+  size_t failed = r.disagreements + r.state_diffs + r.run_errors + r.lost_objects;
   if (failed > r.failures.size()) printf("  and %zu more (--max-failures)\n", failed - r.failures.size());
   if (r.interrupted) {
     printf("sweep: interrupted after %zu of %zu instructions: the counts above are partial\n", r.instructions,
            r.total);
     return 130;
   }
-  if (mutation && !mutation->sweep_catches)
+  if (mutation && !mutation->sweep_catches && r.ok())
     printf("sweep: --mutate=%s breaks what the sweep does not judge; the suite catches it (%s)\n", mutation->name,
            mutation->caught_by);
   return r.ok() ? 0 : 1;
