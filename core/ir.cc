@@ -37,6 +37,7 @@ constexpr ServiceInfo kServices[] = {
     {Service::kSecretBegin, "secret_begin", "runtime/secret.begin", false, false},
     {Service::kSecretEnd, "secret_end", "runtime/secret.end", false, false},
     {Service::kAlloc, "alloc", "runtime.mallocgc", true, false},
+    {Service::kGC, "gc", "runtime.GC", false, false},
     {Service::kGoexit, "goexit", "runtime.goexit", false, false},
 };
 static_assert(sizeof(kServices) / sizeof(kServices[0]) == static_cast<size_t>(Service::kCount));

@@ -36,6 +36,7 @@
 //                         moves, if kept in a declared pointer slot)
 //   The heap (objects the runtime's collector manages; see "The heap" below):
 //   alloc N               r0 = a new zeroed heap object of N bytes (a service)
+//   gc                    a whole collection, as runtime.GC: the caller waits
 //   ldm rD, rB, OFF       rD = the word at rB+OFF     (0 <= OFF <= kMemOffMax,
 //   stm rB, OFF, rS       the word at rB+OFF = rS      a multiple of 8)
 //   drop rD               rD = 0: the register no longer holds a pointer
@@ -142,6 +143,7 @@ enum class Service : uint8_t {
   kSecretBegin,
   kSecretEnd,
   kAlloc,   // alloc N: r0 = a new heap object (runtime.mallocgc)
+  kGC,      // gc: a whole collection; the caller waits for it (runtime.GC)
   kGoexit,  // not written in programs: where a goroutine's top function returns
   kCount,
 };
@@ -150,7 +152,8 @@ const char* ServiceName(Service s);  // "gosched" (IR spelling)
 // mcall, never returning to the stub); the others run on g0 through
 // systemstack and return.
 constexpr bool ServiceParks(Service s) {
-  return s == Service::kGosched || s == Service::kSleep || s == Service::kWait || s == Service::kGoexit;
+  return s == Service::kGosched || s == Service::kSleep || s == Service::kWait || s == Service::kGC ||
+         s == Service::kGoexit;
 }
 // True for the services that take an integer operand (passed in r0).
 bool ServiceHasImm(Service s);

@@ -247,45 +247,48 @@ int64_t Runtime::GC(G* held) {
 // suspendG claims it at once, without a signal.
 void Runtime::gcRequestAtAsyncPreempt(G* gp) {
   std::lock_guard<std::mutex> lk(mu_);
-  gc_requests_.push_back(gp);
+  gc_requests_.push_back({gp, true});
   gc_cv_.notify_all();
 }
 
 void Runtime::gcWorkerLoop() {
   for (;;) {
-    G* gp = nullptr;
+    GCRequest req;
     {
       std::unique_lock<std::mutex> lk(mu_);
       gc_cv_.wait(lk, [&] { return !gc_requests_.empty() || gc_worker_stop_; });
       if (gc_requests_.empty()) return;
-      gp = gc_requests_.front();
+      req = gc_requests_.front();
     }
-    GC(gp);
+    GC(req.held ? req.g : nullptr);
     std::lock_guard<std::mutex> lk(mu_);
     gc_requests_.pop_front();
+    if (!req.held) ready(req.g);  // runtime.GC returns
     idle_cv_.notify_all();
   }
 }
 
 void Runtime::StartGCWorker() {
-  gc_worker_started_ = true;
-  pthread_create(&gc_worker_, nullptr, [](void* a) -> void* {
-    Runtime* rt = static_cast<Runtime*>(a);
-    EventLog::BindThread(-1, -1);
-    rt->gcWorkerLoop();
-    return nullptr;
-  }, this);
+  std::call_once(gc_worker_once_, [this] {
+    pthread_create(&gc_worker_, nullptr, [](void* a) -> void* {
+      Runtime* rt = static_cast<Runtime*>(a);
+      EventLog::BindThread(-1, -1);
+      rt->gcWorkerLoop();
+      return nullptr;
+    }, this);
+    gc_worker_started_.store(true);
+  });
 }
 
 void Runtime::StopGCWorker() {
-  if (!gc_worker_started_) return;
+  if (!gc_worker_started_.load()) return;
   {
     std::lock_guard<std::mutex> lk(mu_);
     gc_worker_stop_ = true;
     gc_cv_.notify_all();
   }
   pthread_join(gc_worker_, nullptr);
-  gc_worker_started_ = false;
+  gc_worker_started_.store(false);
 }
 
 }  // namespace safepoint

@@ -511,6 +511,19 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
       mu_.unlock();
       schedule(m);
     }
+    case ir::Service::kGC: {
+      // runtime.GC: the collector's worker runs it; the caller waits
+      // (_Gwaiting, scanned like any blocked goroutine) and is readied after.
+      StartGCWorker();
+      mu_.lock();
+      casgstatus(gp, _Grunning, _Gwaiting);
+      events_.Record(Ev::kPark, gp->goid, Reason::kNone, gp->sched.pc);
+      dropg(m);
+      gc_requests_.push_back({gp, false});
+      gc_cv_.notify_all();
+      mu_.unlock();
+      schedule(m);
+    }
     case ir::Service::kGoexit: {
       mu_.lock();
       casgstatus(gp, _Grunning, _Gdead);
@@ -624,7 +637,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   // process does in Go, for main to return (or for a deadlock), so a
   // goroutine that never reaches a safe point cannot hold the run hostage.
   for (int i = 0; i < opts_.settings.gomaxprocs; i++) StartM(i);
-  if (opts_.hooks.collect_at_async_preempt) StartGCWorker();
+  if (opts_.hooks.collect_at_async_preempt) StartGCWorker();  // (a `gc` starts it otherwise)
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
     pthread_create(&sysmon_thread_, nullptr, [](void* a) -> void* {

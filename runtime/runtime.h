@@ -490,11 +490,16 @@ class Runtime {
   std::vector<int64_t> gc_work_;     // heap_mu_: marked, not yet scanned
   GCStats gcstats_;                  // heap_mu_
   std::mutex gc_mu_;                 // one collection at a time
-  std::deque<G*> gc_requests_;       // mu_: goroutines parked for the worker's collection
+  struct GCRequest {
+    G* g;
+    bool held;  // parked for it in _Gpreempted (a preemption's), else waiting in `gc`
+  };
+  std::deque<GCRequest> gc_requests_;  // mu_: goroutines parked for the worker's collection
   std::condition_variable gc_cv_;    // mu_: the worker waits for requests
   bool gc_worker_stop_ = false;      // mu_
   std::atomic<bool> gc_active_{false};  // a collection runs: preemptions request none
-  bool gc_worker_started_ = false;
+  std::once_flag gc_worker_once_;
+  std::atomic<bool> gc_worker_started_{false};
   pthread_t gc_worker_{};
   FreedAccess freed_access_;
 
