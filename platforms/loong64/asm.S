@@ -88,38 +88,14 @@ sp_systemstack:
 	or $r18, $r0, $r0
 	or $r19, $r0, $r0
 	or $r20, $r0, $r0
-	xvxor.v $xr0, $xr0, $xr0
-	xvxor.v $xr1, $xr1, $xr1
-	xvxor.v $xr2, $xr2, $xr2
-	xvxor.v $xr3, $xr3, $xr3
-	xvxor.v $xr4, $xr4, $xr4
-	xvxor.v $xr5, $xr5, $xr5
-	xvxor.v $xr6, $xr6, $xr6
-	xvxor.v $xr7, $xr7, $xr7
-	xvxor.v $xr8, $xr8, $xr8
-	xvxor.v $xr9, $xr9, $xr9
-	xvxor.v $xr10, $xr10, $xr10
-	xvxor.v $xr11, $xr11, $xr11
-	xvxor.v $xr12, $xr12, $xr12
-	xvxor.v $xr13, $xr13, $xr13
-	xvxor.v $xr14, $xr14, $xr14
-	xvxor.v $xr15, $xr15, $xr15
-	xvxor.v $xr16, $xr16, $xr16
-	xvxor.v $xr17, $xr17, $xr17
-	xvxor.v $xr18, $xr18, $xr18
-	xvxor.v $xr19, $xr19, $xr19
-	xvxor.v $xr20, $xr20, $xr20
-	xvxor.v $xr21, $xr21, $xr21
-	xvxor.v $xr22, $xr22, $xr22
-	xvxor.v $xr23, $xr23, $xr23
-	xvxor.v $xr24, $xr24, $xr24
-	xvxor.v $xr25, $xr25, $xr25
-	xvxor.v $xr26, $xr26, $xr26
-	xvxor.v $xr27, $xr27, $xr27
-	xvxor.v $xr28, $xr28, $xr28
-	xvxor.v $xr29, $xr29, $xr29
-	xvxor.v $xr30, $xr30, $xr30
-	xvxor.v $xr31, $xr31, $xr31
+	/* Every lane of $xr0-$xr31 = $zero (xvinsgr2vr.d, spelled as .word: the
+	 * assembler has no LASX mnemonics). */
+	.irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	.word 0x76ebe000 | (0 << 10) | (0 << 5) | \n
+	.word 0x76ebe000 | (1 << 10) | (0 << 5) | \n
+	.word 0x76ebe000 | (2 << 10) | (0 << 5) | \n
+	.word 0x76ebe000 | (3 << 10) | (0 << 5) | \n
+	.endr
 	ld.d $r1, $r3, 8
 	ld.d $r3, $r3, 0              /* back on the goroutine stack */
 	jirl $r0, $r1, 0
