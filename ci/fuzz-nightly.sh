@@ -198,9 +198,14 @@ for c in "${configs[@]}"; do
       -artifact_prefix="$art/" "$new" "$corpus" >"$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - t1 ))
+    # In fork mode libFuzzer exits with the last failing job's code, so a
+    # non-zero exit with artifacts written is a run that found something.
+    nart=$(count_files "$art")
     status=ok
     if [ $rc = 124 ] || [ $rc = 137 ]; then
       status=timed-out; echo "(stopped after $run_bound s)" >>"$log"
+    elif [ $rc != 0 ] && [ "$nart" -gt 0 ]; then
+      status=found
     elif [ $rc != 0 ]; then
       status=run-failed
     fi
@@ -225,7 +230,7 @@ for c in "${configs[@]}"; do
       timeout -k 10 "$REPRO_BOUND" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" "$a" \
         >"$logs/$n.repro-$(basename "$a").log" 2>&1 </dev/null
     done
-    say "   $c $n: $status, $secs s, corpus $before -> $after, $(find "$art" -maxdepth 1 -type f | wc -l) artifact(s)"
+    say "   $c $n: $status, $secs s, corpus $before -> $after, $nart artifact(s)"
   done
 done
 

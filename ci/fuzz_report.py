@@ -18,11 +18,13 @@ import sys
 
 STATS = re.compile(r"^#(\d+)[:\s].*\bcov: (\d+) ft: (\d+) corp: (\d+)")
 EXECS_PER_SEC = re.compile(r"\bexec/s: (\d+)")
+SECONDS = re.compile(r"\btime: (\d+)s")
 KINDS = ("crash", "timeout", "oom", "leak")
 
 
 def last_stats(path):
-    """execs, exec/s, cov, ft, corp from the last stats line of a libFuzzer log."""
+    """execs, exec/s, cov, ft, corp, seconds from the last stats line of a libFuzzer log
+    (in fork mode its exec/s is the last job's; its time: the whole run's)."""
     found = None
     try:
         with open(path, errors="replace") as f:
@@ -30,8 +32,9 @@ def last_stats(path):
                 m = STATS.match(line)
                 if m:
                     e = EXECS_PER_SEC.search(line)
+                    t = SECONDS.search(line)
                     found = (int(m.group(1)), int(e.group(1)) if e else None,
-                             int(m.group(2)), int(m.group(3)), int(m.group(4)))
+                             int(m.group(2)), int(m.group(3)), int(m.group(4)), int(t.group(1)) if t else None)
     except OSError:
         pass
     return found
@@ -45,6 +48,8 @@ def what_it_said(path, limit=3):
             for line in f:
                 s = line.strip()
                 if not s or s.startswith(("INFO:", "Running:", "Executed ", "#", "MS:", "base unit:")):
+                    continue
+                if re.search(r": Running \d+ inputs \d+ time", s):
                     continue
                 if re.match(r"^#\d+ 0x", s) or s.startswith("0x") or "NOTE:" in s:
                     continue
@@ -93,22 +98,24 @@ def main():
         + (f", extra Bazel flags `{extra}`" if extra else "") + ".",
         f"Corpus kept in `{args['--corpus-dir']}`; this report's folder is `{out}` (`$FUZZ_OUT` below).",
         "",
-        "Figures are libFuzzer's last stats line (fork mode: totals over its jobs).",
+        "Figures are from libFuzzer's last stats line: execs, cov, ft are totals over the run's jobs, exec/s is"
+        " the last job's rate (fork mode), and the whole run's is execs over the line's time.",
         "",
-        "| config | target | status | execs | exec/s | cov | ft | corpus files (before → after) | crashes | timeouts | ooms |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| config | target | status | execs | exec/s | exec/s, whole run | cov | ft | corpus files (before → after) | crashes | timeouts | ooms |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     crash_sections = []
     for r in rows:
         c, t = r["config"], r["target"]
         stats = last_stats(os.path.join(out, r["log"])) if r["status"] != "build-failed" else None
-        execs, eps, cov, ft, _ = stats if stats else (None,) * 5
+        execs, eps, cov, ft, _, secs = stats if stats else (None,) * 6
+        avg = execs // secs if execs is not None and secs else None
         art_dir = os.path.join(out, "crashes", c, t)
         arts = sorted(os.listdir(art_dir)) if os.path.isdir(art_dir) else []
         by_kind = {k: [a for a in arts if a.startswith(k + "-")] for k in KINDS}
-        status = r["status"] if r["status"] == "ok" else f"**{r['status']}** (exit {r['rc']})"
+        status = {"ok": "ok", "found": "**found**"}.get(r["status"], f"**{r['status']}** (exit {r['rc']})")
         corpus = "-" if r["corpus_before"] == "-" else f"{r['corpus_before']} → {r['corpus_after']}"
-        lines.append(f"| {c} | {t} | {status} | {fmt(execs)} | {fmt(eps)} | {fmt(cov)} | {fmt(ft)} | {corpus} | "
+        lines.append(f"| {c} | {t} | {status} | {fmt(execs)} | {fmt(eps)} | {fmt(avg)} | {fmt(cov)} | {fmt(ft)} | {corpus} | "
                      f"{len(by_kind['crash']) + len(by_kind['leak'])} | {len(by_kind['timeout'])} | {len(by_kind['oom'])} |")
         found = [a for k in KINDS for a in by_kind[k]]
         if not found:
@@ -136,7 +143,7 @@ def main():
         lines += ["## Crashes, timeouts and OOMs", ""] + crash_sections
     else:
         lines += ["No crashes, timeouts or OOMs.", ""]
-    failed = [r for r in rows if r["status"] != "ok"]
+    failed = [r for r in rows if r["status"] not in ("ok", "found")]
     if failed:
         lines += ["## Runs that did not finish", ""]
         for r in failed:
