@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs .clusterfuzzlite/build.sh here, in an imitation of OSS-Fuzz's build
+# environment (address sanitizer, libFuzzer), and checks what it leaves:
+# for each fuzz target an x86-64 ELF in $OUT that runs 200 inputs from a
+# fixed seed on its seed corpus (and dictionary), and its .dict,
+# _seed_corpus.zip and .options.
+#
+#   ci/cflite_build_test.sh [--keep] [-- extra bazel build flags]
+#
+# OSS-Fuzz's image has its own clang and libc++; this uses Debian's
+# clang-16 and libstdc++ with OSS-Fuzz's default ASan flags, so it checks
+# the script's logic (flags, targets, outputs), not the image. It builds
+# with Bazel in this checkout (its own output directory, --platform_suffix
+# =cflite), so it is a script for CI, not a Bazel test. --keep keeps $OUT.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+die() { echo "ci/cflite_build_test.sh: FAIL: $*" >&2; exit 1; }
+usage() { echo "ci/cflite_build_test.sh: $*" >&2; exit 2; }
+
+keep=
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep) keep=1 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage "unknown flag '$1' (see --help)" ;;
+  esac
+  shift
+done
+
+command -v clang-16 >/dev/null && command -v clang++-16 >/dev/null || die "clang-16 is missing (bash ci/setup.sh)"
+command -v bazel >/dev/null || die "bazel is missing (bash ci/setup.sh)"
+for t in zip unzip file python3 timeout; do command -v "$t" >/dev/null || die "$t is missing"; done
+
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/cflite-out.XXXXXX") || die "cannot make \$OUT"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cflite-work.XXXXXX") || die "cannot make a work folder"
+if [ -n "$keep" ]; then trap 'rm -rf "$WORK"; echo "kept \$OUT: $OUT"' EXIT
+else trap 'rm -rf "$OUT" "$WORK"' EXIT
+fi
+
+# OSS-Fuzz's defaults for SANITIZER=address with libFuzzer.
+asan="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+export OUT WORK
+export SRC=$top
+export CC=clang-16 CXX=clang++-16
+export CFLAGS="$asan" CXXFLAGS="$asan"
+export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
+export SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64 FUZZING_LANGUAGE=c++
+export SAFEPOINT_BAZEL_FLAGS="${extra[*]}"
+
+t0=$(date +%s)
+echo "== .clusterfuzzlite/build.sh (OUT=$OUT)"
+timeout -k 30 3600 bash "$top/.clusterfuzzlite/build.sh" >"$WORK/build.log" 2>&1
+rc=$?
+if [ $rc != 0 ]; then
+  tail -n 30 "$WORK/build.log" >&2
+  die "build.sh exited $rc"
+fi
+echo "   built in $(( $(date +%s) - t0 )) s"
+
+# The targets build.sh should have left: the same query it uses.
+names=$(cd "$top" && bazel query 'kind(cc_test, attr(name, "_fuzz$", //fuzz:all))' 2>/dev/null | sed 's/.*://')
+[ -n "$names" ] || die "no fuzz targets found by bazel query"
+for n in $names; do
+  bin="$OUT/$n"
+  [ -f "$bin" ] && [ -x "$bin" ] || die "\$OUT/$n is missing or not executable"
+  desc=$(file -b "$bin")
+  case "$desc" in
+    *"ELF 64-bit"*"x86-64"*) ;;
+    *) die "\$OUT/$n is not an x86-64 ELF: $desc" ;;
+  esac
+  # The sanitizer is really in there.
+  grep -q __asan_init "$bin" || die "\$OUT/$n has no AddressSanitizer runtime"
+  [ -s "$OUT/$n.options" ] && grep -q '^\[libfuzzer\]' "$OUT/$n.options" || die "\$OUT/$n.options is missing"
+  args=(-runs=200 -seed=1)
+  [ -f "$OUT/$n.dict" ] && args+=(-dict="$OUT/$n.dict")
+  corpus="$WORK/corpus-$n"
+  mkdir -p "$corpus"
+  if [ -f "$OUT/${n}_seed_corpus.zip" ]; then
+    unzip -q "$OUT/${n}_seed_corpus.zip" -d "$corpus" || die "\$OUT/${n}_seed_corpus.zip does not unzip"
+  fi
+  seeds=$(find "$corpus" -type f | wc -l)
+  [ -f "$OUT/${n}_seed_corpus.zip" ] && [ "$seeds" = 0 ] && die "\$OUT/${n}_seed_corpus.zip is empty"
+  # As ClusterFuzzLite runs it: from $OUT, under ASan.
+  (cd "$OUT" && timeout -k 10 300 "./$n" "${args[@]}" "$corpus") >"$WORK/$n.log" 2>&1
+  rc=$?
+  if [ $rc != 0 ] || ! grep -q "Done 200 runs" "$WORK/$n.log"; then
+    tail -n 20 "$WORK/$n.log" >&2
+    die "\$OUT/$n -runs=200 -seed=1 on its seed corpus exited $rc"
+  fi
+  echo "   $n: x86-64 ELF with ASan, dict $([ -f "$OUT/$n.dict" ] && echo yes || echo no), seed corpus $seeds files, 200 runs ok"
+done
+echo "cflite build test: ok ($(( $(date +%s) - t0 )) s)"
