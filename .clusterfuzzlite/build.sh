@@ -21,11 +21,11 @@
 # configured from $CC and $CXX (the project's clang-16 toolchains stay out
 # of it), the sanitizer flags as --conlyopt/--cxxopt, the sanitizers and
 # the engine as --linkopt, libc++ when $CXXFLAGS asks for it, standalone
-# spawns. Its outputs go to their own directory (--platform_suffix=cflite),
-# so a checkout's ordinary builds are not invalidated. The fuzz targets
-# link libFuzzer themselves (-fsanitize=fuzzer), so libFuzzer is the only
-# engine (.clusterfuzzlite/project.yaml). Extra Bazel flags:
-# $SAFEPOINT_BAZEL_FLAGS (ci/cflite_build_test.sh passes --jobs=1).
+# spawns. Its outputs go to a directory per sanitizer
+# (--platform_suffix=cflite-$SANITIZER), so a checkout's ordinary builds
+# are not invalidated. The fuzz targets link libFuzzer themselves
+# (-fsanitize=fuzzer), so libFuzzer is the only engine. Extra Bazel flags:
+# $SAFEPOINT_BAZEL_FLAGS (ci/cflite_build_test.sh passes its own).
 set -uo pipefail
 
 die() { echo ".clusterfuzzlite/build.sh: $*" >&2; exit 1; }
@@ -63,7 +63,7 @@ bash platforms/toolchains/ports.sh bazelrc || die "cannot write .bazelrc.ports"
 # The flags.
 cxxopts=-std=c++20
 flags=(
-  --platform_suffix=cflite
+  --platform_suffix="cflite-$SANITIZER"
   --extra_toolchains=@local_config_cc_toolchains//:cc-toolchain-k8
   --repo_env=CC="$CC" --repo_env=CXX="$CXX"
   --action_env=CC="$CC" --action_env=CXX="$CXX"
@@ -77,6 +77,9 @@ linkopts=()
 for w in $CFLAGS $CXXFLAGS; do
   case "$w" in -fsanitize=*|-fsanitize-*) linkopts+=("$w") ;; esac
 done
+# Bazel's toolchain links with $CC, the C driver, which leaves out the
+# sanitizers' C++ parts (UBSan's vptr and function checks need them).
+[ ${#linkopts[@]} -gt 0 ] && linkopts+=(-fsanitize-link-c++-runtime)
 case " $CXXFLAGS " in
   *" -stdlib=libc++ "*) cxxopts+=:-stdlib=libc++; linkopts+=(-stdlib=libc++ -lc++) ;;
 esac

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Runs .clusterfuzzlite/build.sh here, in an imitation of OSS-Fuzz's build
-# environment (address sanitizer, libFuzzer), and checks what it leaves:
+# environment (address or undefined sanitizer, libFuzzer), and checks what
+# it leaves:
 # for each fuzz target an x86-64 ELF in $OUT that runs 200 inputs from a
 # fixed seed on its seed corpus (and dictionary), and its .dict,
 # _seed_corpus.zip and .options.
 #
-#   ci/cflite_build_test.sh [--keep] [-- extra bazel build flags]
+#   ci/cflite_build_test.sh [--sanitizer=address|undefined] [--keep] [-- extra bazel build flags]
 #
 # OSS-Fuzz's image has its own clang and libc++; this uses Debian's
-# clang-16 and libstdc++ with OSS-Fuzz's default ASan flags, so it checks
+# clang-16 and libstdc++ with OSS-Fuzz's default sanitizer flags, so it checks
 # the script's logic (flags, targets, outputs), not the image. It builds
-# with Bazel in this checkout (its own output directory, --platform_suffix
-# =cflite), so it is a script for CI, not a Bazel test. --keep keeps $OUT.
+# with Bazel in this checkout (an output directory of its own per
+# sanitizer), so it is a script for CI, not a Bazel test: a Bazel build
+# inside a Bazel test is neither hermetic nor quick. --keep keeps $OUT.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,10 +22,12 @@ die() { echo "ci/cflite_build_test.sh: FAIL: $*" >&2; exit 1; }
 usage() { echo "ci/cflite_build_test.sh: $*" >&2; exit 2; }
 
 keep=
+sanitizer=address
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) keep=1 ;;
+    --sanitizer=*) sanitizer=${1#--sanitizer=} ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown flag '$1' (see --help)" ;;
@@ -41,14 +45,25 @@ if [ -n "$keep" ]; then trap 'rm -rf "$WORK"; echo "kept \$OUT: $OUT"' EXIT
 else trap 'rm -rf "$OUT" "$WORK"' EXIT
 fi
 
-# OSS-Fuzz's defaults for SANITIZER=address with libFuzzer.
-asan="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+# OSS-Fuzz's defaults for the sanitizer, with libFuzzer.
+common="-O1 -fno-omit-frame-pointer -gline-tables-only"
+case "$sanitizer" in
+  address)
+    flags="$common -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+    runtime_symbol=__asan_init ;;
+  undefined)
+    checks=array-bounds,bool,builtin,enum,function,integer-divide-by-zero,null,object-size,return,returns-nonnull-attribute,shift,signed-integer-overflow,unreachable,vla-bound,vptr
+    flags="$common -fsanitize=$checks,unsigned-integer-overflow -fno-sanitize-recover=$checks -fsanitize=fuzzer-no-link"
+    runtime_symbol=__ubsan_handle_
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:silence_unsigned_overflow=1 ;;
+  *) usage "--sanitizer wants address or undefined, not '$sanitizer'" ;;
+esac
 export OUT WORK
 export SRC=$top
 export CC=clang-16 CXX=clang++-16
-export CFLAGS="$asan" CXXFLAGS="$asan"
+export CFLAGS="$flags" CXXFLAGS="$flags"
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
-export SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64 FUZZING_LANGUAGE=c++
+export SANITIZER=$sanitizer FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64 FUZZING_LANGUAGE=c++
 export SAFEPOINT_BAZEL_FLAGS="${extra[*]}"
 
 t0=$(date +%s)
@@ -73,7 +88,7 @@ for n in $names; do
     *) die "\$OUT/$n is not an x86-64 ELF: $desc" ;;
   esac
   # The sanitizer is really in there.
-  grep -q __asan_init "$bin" || die "\$OUT/$n has no AddressSanitizer runtime"
+  grep -q "$runtime_symbol" "$bin" || die "\$OUT/$n has no $sanitizer sanitizer runtime ($runtime_symbol)"
   [ -s "$OUT/$n.options" ] && grep -q '^\[libfuzzer\]' "$OUT/$n.options" || die "\$OUT/$n.options is missing"
   args=(-runs=200 -seed=1)
   [ -f "$OUT/$n.dict" ] && args+=(-dict="$OUT/$n.dict")
@@ -84,13 +99,13 @@ for n in $names; do
   fi
   seeds=$(find "$corpus" -type f | wc -l)
   [ -f "$OUT/${n}_seed_corpus.zip" ] && [ "$seeds" = 0 ] && die "\$OUT/${n}_seed_corpus.zip is empty"
-  # As ClusterFuzzLite runs it: from $OUT, under ASan.
+  # As ClusterFuzzLite runs it: from $OUT, under its sanitizer.
   (cd "$OUT" && timeout -k 10 300 "./$n" "${args[@]}" "$corpus") >"$WORK/$n.log" 2>&1
   rc=$?
   if [ $rc != 0 ] || ! grep -q "Done 200 runs" "$WORK/$n.log"; then
     tail -n 20 "$WORK/$n.log" >&2
     die "\$OUT/$n -runs=200 -seed=1 on its seed corpus exited $rc"
   fi
-  echo "   $n: x86-64 ELF with ASan, dict $([ -f "$OUT/$n.dict" ] && echo yes || echo no), seed corpus $seeds files, 200 runs ok"
+  echo "   $n: x86-64 ELF with $sanitizer, dict $([ -f "$OUT/$n.dict" ] && echo yes || echo no), seed corpus $seeds files, 200 runs ok"
 done
 echo "cflite build test: ok ($(( $(date +%s) - t0 )) s)"
