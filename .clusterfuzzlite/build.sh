@@ -72,14 +72,19 @@ flags=(
 )
 for w in $CFLAGS; do flags+=(--conlyopt="$w"); done
 for w in $CXXFLAGS; do flags+=(--cxxopt="$w"); done
-# Link with what the compile asked for: the sanitizers, and libc++.
+# Link with what the compile asked for: the sanitizers' and coverage's
+# runtimes, linker and thread flags, and libc++.
 linkopts=()
+sanitized=
 for w in $CFLAGS $CXXFLAGS; do
-  case "$w" in -fsanitize=*|-fsanitize-*) linkopts+=("$w") ;; esac
+  case "$w" in
+    -fsanitize=*|-fsanitize-*) linkopts+=("$w"); sanitized=1 ;;
+    -fprofile-instr-generate|-fcoverage-mapping|-pthread|-Wl,*) linkopts+=("$w") ;;
+  esac
 done
 # Bazel's toolchain links with $CC, the C driver, which leaves out the
 # sanitizers' C++ parts (UBSan's vptr and function checks need them).
-[ ${#linkopts[@]} -gt 0 ] && linkopts+=(-fsanitize-link-c++-runtime)
+[ -n "$sanitized" ] && linkopts+=(-fsanitize-link-c++-runtime)
 case " $CXXFLAGS " in
   *" -stdlib=libc++ "*) cxxopts+=:-stdlib=libc++; linkopts+=(-stdlib=libc++ -lc++) ;;
 esac

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs .clusterfuzzlite/build.sh here, in an imitation of OSS-Fuzz's build
-# environment (address or undefined sanitizer, libFuzzer), and checks what
-# it leaves:
+# environment (address or undefined sanitizer, or coverage; libFuzzer), and
+# checks what it leaves:
 # for each fuzz target an x86-64 ELF in $OUT that runs 200 inputs from a
 # fixed seed on its seed corpus (and dictionary), and its .dict,
 # _seed_corpus.zip and .options.
 #
-#   ci/cflite_build_test.sh [--sanitizer=address|undefined] [--keep] [-- extra bazel build flags]
+#   ci/cflite_build_test.sh [--sanitizer=address|undefined|coverage] [--keep] [-- extra bazel build flags]
 #
 # OSS-Fuzz's image has its own clang and libc++; this uses Debian's
 # clang-16 and libstdc++ with OSS-Fuzz's default sanitizer flags, so it checks
@@ -56,7 +56,10 @@ case "$sanitizer" in
     flags="$common -fsanitize=$checks,unsigned-integer-overflow -fno-sanitize-recover=$checks -fsanitize=fuzzer-no-link"
     runtime_symbol=__ubsan_handle_
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:silence_unsigned_overflow=1 ;;
-  *) usage "--sanitizer wants address or undefined, not '$sanitizer'" ;;
+  coverage)
+    flags="$common -fprofile-instr-generate -fcoverage-mapping -pthread -Wl,--no-as-needed -Wl,-ldl -Wl,-lm -Wno-unused-command-line-argument -fsanitize=fuzzer-no-link"
+    runtime_symbol=__llvm_profile_runtime ;;
+  *) usage "--sanitizer wants address, undefined or coverage, not '$sanitizer'" ;;
 esac
 export OUT WORK
 export SRC=$top
@@ -100,7 +103,7 @@ for n in $names; do
   seeds=$(find "$corpus" -type f | wc -l)
   [ -f "$OUT/${n}_seed_corpus.zip" ] && [ "$seeds" = 0 ] && die "\$OUT/${n}_seed_corpus.zip is empty"
   # As ClusterFuzzLite runs it: from $OUT, under its sanitizer.
-  (cd "$OUT" && timeout -k 10 300 "./$n" "${args[@]}" "$corpus") >"$WORK/$n.log" 2>&1
+  (cd "$OUT" && LLVM_PROFILE_FILE="$WORK/$n-%p.profraw" timeout -k 10 300 "./$n" "${args[@]}" "$corpus") >"$WORK/$n.log" 2>&1
   rc=$?
   if [ $rc != 0 ] || ! grep -q "Done 200 runs" "$WORK/$n.log"; then
     tail -n 20 "$WORK/$n.log" >&2
