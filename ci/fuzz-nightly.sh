@@ -87,7 +87,7 @@ MAX_REPROS=10
 TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
 if [ ! -f "$TOOLS/.stamp-proved-$(sp_ports | tr '\n' '-')" ] || ! command -v bazel >/dev/null || ! command -v clang++-16 >/dev/null; then
   say "tools missing; running ci/setup.sh"
-  bash "$here/setup.sh" || fail "setup failed"
+  timeout -k 60 3600 bash "$here/setup.sh" || fail "setup failed (or took over an hour)"
 fi
 command -v python3 >/dev/null || fail "python3 is missing (ci/setup.sh installs it)"
 
@@ -195,7 +195,7 @@ for c in "${configs[@]}"; do
     t1=$(date +%s)
     env "${envs[@]}" timeout -k 30 "$run_bound" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" \
       -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$budget" \
-      -artifact_prefix="$art/" "$new" "$corpus" >"$log" 2>&1
+      -artifact_prefix="$art/" "$new" "$corpus" >"$log" 2>&1 </dev/null
     rc=$?
     secs=$(( $(date +%s) - t1 ))
     # In fork mode libFuzzer exits with the last failing job's code, so a
@@ -214,7 +214,7 @@ for c in "${configs[@]}"; do
     if [ "$(count_files "$new")" -gt 0 ]; then
       mlog="$logs/$n.merge.log"
       if ! env "${envs[@]}" timeout -k 30 "$merge_bound" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" \
-          -merge=1 -artifact_prefix="$art/" "$corpus" "$new" >"$mlog" 2>&1; then
+          -merge=1 -artifact_prefix="$art/" "$corpus" "$new" >"$mlog" 2>&1 </dev/null; then
         echo "(merge failed; new inputs copied as they are)" >>"$mlog"
         cp -n "$new"/* "$corpus"/ 2>/dev/null
       fi
