@@ -104,7 +104,7 @@ flags+=(${SAFEPOINT_BAZEL_FLAGS:-})
 
 # The targets.
 query='kind(cc_test, attr(name, "_fuzz$", //fuzz:all))'
-targets_tsv=$(bazel query --output=xml "$query" 2>/dev/null | python3 ci/fuzz_targets.py --root="$top") \
+targets_tsv=$(timeout -k 30 600 bazel query --output=xml "$query" 2>/dev/null | python3 ci/fuzz_targets.py --root="$top") \
   || die "cannot list the fuzz targets (bazel query '$query')"
 [ -n "$targets_tsv" ] || die "no fuzz targets in fuzz/"
 labels=()
@@ -112,8 +112,8 @@ while IFS=$'\t' read -r label _; do labels+=("$label"); done <<<"$targets_tsv"
 
 echo "build.sh: SANITIZER=$SANITIZER CC=$CC CXX=$CXX; targets: ${labels[*]}"
 echo "build.sh: bazel build ${flags[*]}"
-bazel build "${flags[@]}" -- "${labels[@]}" || die "bazel build failed"
-bin_dir=$(bazel info "${flags[@]}" bazel-bin 2>/dev/null) || die "bazel info bazel-bin failed"
+timeout -k 60 3600 bazel build "${flags[@]}" -- "${labels[@]}" || die "bazel build failed (or took over an hour)"
+bin_dir=$(timeout -k 10 300 bazel info "${flags[@]}" bazel-bin 2>/dev/null) || die "bazel info bazel-bin failed"
 
 while IFS=$'\t' read -r label name dict corpora opts; do
   pkg=${label#//}; pkg=${pkg%%:*}
@@ -151,7 +151,7 @@ done <<<"$targets_tsv"
 
 # Coverage builds: the sources, where OSS-Fuzz's coverage report looks for them.
 if [ "$SANITIZER" = coverage ]; then
-  exec_root=$(bazel info "${flags[@]}" execution_root 2>/dev/null) || die "bazel info execution_root failed"
+  exec_root=$(timeout -k 10 300 bazel info "${flags[@]}" execution_root 2>/dev/null) || die "bazel info execution_root failed"
   mkdir -p "$OUT/proc/self/cwd"
   (cd "$exec_root" && find -L . \( -name '*.h' -o -name '*.cc' -o -name '*.S' \) -not -path './external/*' -print0 \
      | xargs -0 cp --parents -t "$OUT/proc/self/cwd") || die "cannot copy the sources for coverage"

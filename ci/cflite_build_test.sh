@@ -80,7 +80,7 @@ fi
 echo "   built in $(( $(date +%s) - t0 )) s"
 
 # The targets build.sh should have left: the same query it uses.
-names=$(cd "$top" && bazel query 'kind(cc_test, attr(name, "_fuzz$", //fuzz:all))' 2>/dev/null | sed 's/.*://')
+names=$(cd "$top" && timeout -k 30 600 bazel query 'kind(cc_test, attr(name, "_fuzz$", //fuzz:all))' 2>/dev/null | sed 's/.*://')
 [ -n "$names" ] || die "no fuzz targets found by bazel query"
 for n in $names; do
   bin="$OUT/$n"
