@@ -70,8 +70,9 @@ export SANITIZER=$sanitizer FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64 FUZZING
 export SAFEPOINT_BAZEL_FLAGS="${extra[*]}"
 
 t0=$(date +%s)
+# As OSS-Fuzz's compile runs it: bash -eux.
 echo "== .clusterfuzzlite/build.sh (OUT=$OUT)"
-timeout -k 30 3600 bash "$top/.clusterfuzzlite/build.sh" >"$WORK/build.log" 2>&1
+timeout -k 30 3600 bash -eux "$top/.clusterfuzzlite/build.sh" >"$WORK/build.log" 2>&1
 rc=$?
 if [ $rc != 0 ]; then
   tail -n 30 "$WORK/build.log" >&2
