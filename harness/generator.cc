@@ -12,6 +12,10 @@ namespace {
 class Gen {
  public:
   explicit Gen(uint64_t seed) : rng_(seed) {}
+  // Every choice read from `data` instead (a fuzzer's input): a byte, or
+  // as many as the choice's range needs; zeros once the bytes run out, so
+  // every input makes a program.
+  Gen(const uint8_t* data, size_t n) : rng_(0), bytes_(data), left_(n), from_bytes_(true) {}
 
   std::string Program() {
     int helpers = Pick(0, 3);
@@ -33,13 +37,29 @@ class Gen {
     bool nosplit;
   };
 
-  int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  uint8_t NextByte() {
+    if (left_ == 0) return 0;
+    left_--;
+    return *bytes_++;
+  }
+  int Pick(int lo, int hi) {
+    if (!from_bytes_) return std::uniform_int_distribution<int>(lo, hi)(rng_);
+    uint64_t range = static_cast<uint64_t>(static_cast<int64_t>(hi) - lo) + 1, v = 0;
+    for (uint64_t r = range - 1; r != 0; r >>= 8) v = v << 8 | NextByte();
+    return static_cast<int>(lo + static_cast<int64_t>(v % range));
+  }
+  uint64_t Word() {
+    if (!from_bytes_) return rng_();
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | NextByte();
+    return v;
+  }
   int64_t Imm() {
     switch (Pick(0, 3)) {
       case 0: return Pick(-8, 8);
       case 1: return Pick(-2048, 2047);
       case 2: return Pick(-100000, 100000);
-      default: return static_cast<int32_t>(rng_());
+      default: return static_cast<int32_t>(Word());
     }
   }
   int Reg() { return Pick(0, ir::kPortableRegs - 1); }
@@ -74,7 +94,7 @@ class Gen {
     std::string b;
     std::set<int> stored_slots;
     for (int k = 0; k < n; k++) {
-      int op = Pick(0, top ? 13 : 10);
+      int op = Pick(0, top ? 14 : 10);
       int d = Reg(), s = DefinedReg();
       switch (op) {
         case 0: b += "  movi " + R(d) + ", " + std::to_string(Imm()) + "\n", defined_.insert(d); break;
@@ -155,6 +175,16 @@ class Gen {
                std::to_string(Imm()) + "\n  endinline\n";
           defined_.insert(d);
           break;
+        case 14: {
+          // A heap object's round trip: stored, copied through the vector
+          // registers onto itself, read back; only its pointer (in r0,
+          // until dropped) reaches it meanwhile.
+          int v = Pick(1, ir::kPortableRegs - 1);
+          b += "  alloc " + std::to_string(8 * Pick(2, 8)) + "\n  movi " + R(v) + ", " + std::to_string(Imm()) +
+               "\n  stm r0, 8, " + R(v) + "\n  vload r0, 0\n  vstore r0, 0\n  ldm " + R(v) + ", r0, 8\n  drop r0\n";
+          defined_ = {0, v};
+          break;
+        }
       }
     }
     if (top) {
@@ -169,6 +199,9 @@ class Gen {
   }
 
   std::mt19937_64 rng_;
+  const uint8_t* bytes_ = nullptr;
+  size_t left_ = 0;
+  bool from_bytes_ = false;
   std::set<int> defined_;
   int labels_ = 0;
 };
@@ -178,6 +211,11 @@ class Gen {
 std::string GenerateProgram(uint64_t seed) {
   std::string p = Gen(seed).Program();
   // The helpers' non-leaf callee.
+  return p + "func main.leafk\n  addi r0, 1\n  ret\nend\n";
+}
+
+std::string GenerateProgramFromBytes(const uint8_t* data, size_t n) {
+  std::string p = Gen(data, n).Program();
   return p + "func main.leafk\n  addi r0, 1\n  ret\nend\n";
 }
 

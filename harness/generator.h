@@ -7,12 +7,16 @@
 #ifndef SAFEPOINT_HARNESS_GENERATOR_H_
 #define SAFEPOINT_HARNESS_GENERATOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace safepoint::harness {
 
 std::string GenerateProgram(uint64_t seed);
+// The same generator, every choice read from `data` (zeros past its end):
+// a fuzzer's structure-aware input. Deterministic for given bytes.
+std::string GenerateProgramFromBytes(const uint8_t* data, size_t n);
 
 }  // namespace safepoint::harness
 

@@ -288,55 +288,68 @@ uint32_t OpStart(const FuncTable& t, size_t k) {
   return t.insns[k];
 }
 
-bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
-                 const std::function<void(const Observation&)>& observe, std::string* err,
-                 const std::function<bool(size_t, size_t)>& proceed) {
+bool RunBaseline(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
+                 std::string* err) {
   if (!prog.Find(main)) {
     *err = "program: no function " + main;
     return false;
   }
-  {
-    std::unique_ptr<RuntimeUnderTest> rt = make();
-    if (!rt->Load(prog, err) || !rt->Run(main, err)) return false;
-    base->end = rt->end_state();
-    base->table = rt->table();
+  std::unique_ptr<RuntimeUnderTest> rt = make();
+  if (!rt->Load(prog, err) || !rt->Run(main, err)) return false;
+  base->end = rt->end_state();
+  base->table = rt->table();
+  return true;
+}
+
+bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, const FuncTable& table,
+               size_t k, Observation* out) {
+  uint32_t off = table.insns[k];
+  const FuncInfo* f = table.Find(off);
+  if (f == nullptr) return false;
+  Observation o;
+  o.k = k;
+  o.off = off;
+  o.func = f->name;
+  o.func_entry = f->entry;
+  o.pos = PositionOf(prog, table, k);
+  std::unique_ptr<RuntimeUnderTest> rt = make();
+  o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(off, &o.run_error) && rt->Run(main, &o.run_error);
+  for (const Event& ev : rt->events()) {
+    if (ev.kind == Ev::kGCDone && ev.arg >= 0) o.collections++;
+    if (ev.kind == Ev::kFree) o.objects_freed++;
+    if (ev.kind == Ev::kFreedAccess) o.freed_accesses++;
   }
+  if (o.ran) {
+    o.pc = rt->code_base() + off;
+    o.op_start = rt->code_base() + OpStart(table, k);
+    o.entry = rt->code_base() + f->entry;
+    for (const Event& ev : rt->events()) {
+      if (ev.pc != o.pc) continue;
+      if (ev.kind == Ev::kTrap) o.trapped = true;
+      if (!o.decided && ev.kind == Ev::kAsyncAccept)
+        o.decided = o.accepted = true, o.resume = static_cast<uintptr_t>(ev.arg);
+      if (!o.decided && ev.kind == Ev::kAsyncRefuse) o.decided = true, o.reason = ev.reason;
+      if (!o.decided && ev.kind == Ev::kSigNoRequest) o.decided = o.not_wanted = true;
+    }
+    o.end = rt->end_state();
+  }
+  *out = std::move(o);
+  return true;
+}
+
+bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
+                 const std::function<void(const Observation&)>& observe, std::string* err,
+                 const std::function<bool(size_t, size_t)>& proceed) {
+  if (!RunBaseline(prog, main, make, base, err)) return false;
   const FuncTable& table = base->table;
   size_t total = 0, done = 0;
   for (uint32_t off : table.insns) total += table.Find(off) != nullptr;
   for (size_t k = 0; k < table.insns.size(); k++) {
-    uint32_t off = table.insns[k];
-    const FuncInfo* f = table.Find(off);
-    if (f == nullptr) continue;
+    if (table.Find(table.insns[k]) == nullptr) continue;
     if (proceed && !proceed(done, total)) break;
     done++;
     Observation o;
-    o.k = k;
-    o.off = off;
-    o.func = f->name;
-    o.func_entry = f->entry;
-    o.pos = PositionOf(prog, table, k);
-    std::unique_ptr<RuntimeUnderTest> rt = make();
-    o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(off, &o.run_error) && rt->Run(main, &o.run_error);
-    for (const Event& ev : rt->events()) {
-      if (ev.kind == Ev::kGCDone && ev.arg >= 0) o.collections++;
-      if (ev.kind == Ev::kFree) o.objects_freed++;
-      if (ev.kind == Ev::kFreedAccess) o.freed_accesses++;
-    }
-    if (o.ran) {
-      o.pc = rt->code_base() + off;
-      o.op_start = rt->code_base() + OpStart(table, k);
-      o.entry = rt->code_base() + f->entry;
-      for (const Event& ev : rt->events()) {
-        if (ev.pc != o.pc) continue;
-        if (ev.kind == Ev::kTrap) o.trapped = true;
-        if (!o.decided && ev.kind == Ev::kAsyncAccept)
-          o.decided = o.accepted = true, o.resume = static_cast<uintptr_t>(ev.arg);
-        if (!o.decided && ev.kind == Ev::kAsyncRefuse) o.decided = true, o.reason = ev.reason;
-        if (!o.decided && ev.kind == Ev::kSigNoRequest) o.decided = o.not_wanted = true;
-      }
-      o.end = rt->end_state();
-    }
+    ObserveAt(prog, main, make, table, k, &o);
     observe(o);
   }
   return true;

@@ -53,6 +53,15 @@ struct Baseline {
   FuncTable table;
 };
 
+// The unpreempted run: its end state and function table. False with *err
+// when the program has no `main` or the run fails.
+bool RunBaseline(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
+                 std::string* err);
+// One run of `main` armed at instruction k of the baseline's table (a fresh
+// runtime from `make`): what happened there. False when instruction k
+// belongs to no function (nothing is run).
+bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, const FuncTable& table,
+               size_t k, Observation* o);
 // Runs `main` once unpreempted, then once armed at each instruction of a
 // generated function; calls observe for each. False with *err when the
 // program has no `main` or the unpreempted run fails. `proceed`, if given,

@@ -60,6 +60,10 @@ struct State {
   bool p_running = true;     // the M has a running P
   bool runtimesecret = false;
   bool stack_ok = true;      // room for the injected call
+  // GODEBUG=asyncpreemptoff=1: no asynchronous preemption at all, so no
+  // decision at an armed instruction (a signal, if one arrives, finds
+  // nothing to do). Judge (oracle/judge.h) reads it; Decide does not.
+  bool asyncpreemptoff = false;
 };
 
 struct Expect {

@@ -3,8 +3,7 @@
 #include <cstdio>
 
 #include "harness/sweep.h"
-#include "oracle/invisibility.h"
-#include "oracle/liveness.h"
+#include "oracle/judge.h"
 #include "platforms/native.h"
 
 namespace safepoint::oracle {
@@ -54,46 +53,34 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     };
     out->collections += o.collections;
     out->objects_freed += o.objects_freed;
-    std::string lost = LivenessProblem(o);
-    if (!lost.empty()) {
+    Judgement j = Judge(model, state, baseline.end, o);
+    if (!j.lost.empty()) {
       out->lost_objects++;
-      fail(": liveness: " + lost);
+      fail(": liveness: " + j.lost);
       return;
     }
-    if (!o.ran) {
+    if (!j.run_error.empty()) {
       out->run_errors++;
-      fail(": run failed: " + o.run_error);
+      fail(": run failed: " + j.run_error);
       return;
     }
-    if (!o.trapped) {
+    if (!j.reached) {
       out->not_reached++;
       return;
     }
-    Expect x = Decide(model, state, o.pos);
-    std::string got;
-    bool agree = false;
-    if (!o.decided) {
-      got = "no decision";
-    } else if (o.not_wanted) {
-      got = "not wanted";
-      agree = x.verdict == Verdict::kNotWanted;
-    } else {
-      got = !o.accepted ? std::string("refused (") + ReasonName(o.reason) + ")"
-                        : o.resume == o.pc ? "accepted" : "resumed at +" + std::to_string(o.resume - (o.pc - o.off));
-      agree = Agrees(model, x, o.accepted, o.pc, o.resume, o.reason, o.op_start, o.entry);
-      if (agree && !o.accepted) out->refused[ReasonName(o.reason)]++;
-      if (agree && o.accepted && x.verdict == Verdict::kAccept) out->accepted++;
-      if (agree && o.accepted && x.verdict == Verdict::kRestart) out->restarted++;
-      if (agree && o.accepted && x.verdict == Verdict::kRestartAtEntry) out->restarted_at_entry++;
+    if (j.agree && o.decided && !o.not_wanted) {
+      if (!o.accepted) out->refused[ReasonName(o.reason)]++;
+      if (o.accepted && j.expect.verdict == Verdict::kAccept) out->accepted++;
+      if (o.accepted && j.expect.verdict == Verdict::kRestart) out->restarted++;
+      if (o.accepted && j.expect.verdict == Verdict::kRestartAtEntry) out->restarted_at_entry++;
     }
-    if (!agree) {
+    if (!j.agree) {
       out->disagreements++;
-      fail(" (op " + std::to_string(o.pos.op) + "): runtime " + got + ", oracle " + Describe(x));
+      fail(" (op " + std::to_string(o.pos.op) + "): runtime " + j.got + ", oracle " + Describe(j.expect));
     }
-    std::string diff = DiffEndState(baseline.end, o.end);
-    if (!diff.empty()) {
+    if (!j.state_diff.empty()) {
       out->state_diffs++;
-      fail(": end state differs after a preemption there:" + diff);
+      fail(": end state differs after a preemption there:" + j.state_diff);
     }
   };
   auto proceed = [&](size_t done, size_t total) {

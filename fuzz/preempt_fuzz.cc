@@ -1,0 +1,101 @@
+// The preemption fuzzer: each input is a program (built in, or generated
+// from the input's bytes), the runtime's settings, and an instruction to
+// preempt by armed delivery (fuzz/preempt_case.h says how the bytes read).
+// Every run is judged by the decision, invisibility and liveness oracles; a
+// failing judgement is a crash whose first line names the oracle and the
+// rule, so equal findings deduplicate, and whose input replays with
+// `safepoint repro FILE --arch=PORT`.
+//
+// Coverage that rewards new decisions: besides libFuzzer's edges in this
+// file, every run sets extra counters (__libfuzzer_extra_counters) for its
+// semantic features: the expected verdict and rule against what the runtime
+// did, the IR operation kind against the outcome, the settings against the
+// verdict, the kind of function preempted, and the port. The runtime under
+// test is not instrumented: its lines are not the point, its decisions are.
+//
+// SAFEPOINT_FUZZ_MUTATE=NAME runs every input under that mutation
+// (harness/mutations.h): the campaign must find it.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "oracle/preempt_case.h"
+#include "harness/mutations.h"
+#include "platforms/native.h"
+
+namespace {
+
+constexpr size_t kFeatures = 1 << 12;
+__attribute__((used, section("__libfuzzer_extra_counters"))) uint8_t g_features[kFeatures];
+
+void Feature(uint64_t a, uint64_t b = 0, uint64_t c = 0) {
+  uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (c * 0x165667B19E3779F9ull);
+  h ^= h >> 29;
+  uint8_t& slot = g_features[h % kFeatures];
+  if (slot < 255) slot++;
+}
+
+const safepoint::harness::MutationDef* g_mutation = nullptr;
+
+void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::CaseResult& r) {
+  using safepoint::oracle::Judgement;
+  const Judgement& j = r.judgement;
+  const safepoint::harness::Observation& o = r.obs;
+  uint64_t outcome = !o.trapped ? 1 : !o.decided ? 2 : o.not_wanted ? 3 : !o.accepted ? 4 + static_cast<int>(o.reason)
+                                 : o.resume == o.pc ? 100 : 101;
+  uint64_t verdict = static_cast<uint64_t>(j.expect.verdict) * 64 + static_cast<uint64_t>(j.expect.rule);
+  Feature(1, verdict, outcome);                       // rule x verdict x what happened
+  int op = o.pos.fn && o.pos.op >= 0 ? static_cast<int>(o.pos.fn->body[o.pos.op].op) : -1 - (o.pos.stub ? 1 : 0);
+  uint64_t svc = o.pos.fn && o.pos.op >= 0 ? static_cast<uint64_t>(o.pos.fn->body[o.pos.op].service) : 0;
+  Feature(2, static_cast<uint64_t>(op + 2) * 64 + svc, outcome);  // instruction kind x outcome
+  Feature(3, c.settings, verdict);                    // settings x verdict
+  if (o.pos.fn) {
+    const auto* f = o.pos.fn;
+    uint64_t kind = f->nosplit | f->is_asm << 1 | f->nongo << 2 | f->restart_at_entry << 3 |
+                    (f->CallsAnything() ? 16 : 0) | (f->frame >= 128 ? 32 : 0);
+    Feature(4, kind, outcome);                        // function kind x outcome
+    Feature(5, static_cast<uint64_t>(o.pos.insn_in_op), outcome);  // where in the operation's lowering
+  }
+  Feature(6, o.collections > 0, o.objects_freed > 0);  // the collector ran, freed
+  Feature(7, std::hash<std::string_view>()(safepoint::NativePort().name));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (const char* m = getenv("SAFEPOINT_FUZZ_MUTATE"); m && *m) {
+    g_mutation = safepoint::harness::FindMutation(m);
+    if (!g_mutation) {
+      fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_MUTATE=%s: no such mutation (safepoint sweep --mutate=list)\n", m);
+      exit(2);
+    }
+    std::string why = safepoint::harness::MutationInapplicable(*g_mutation, safepoint::NativePort());
+    if (!why.empty()) {
+      fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_MUTATE=%s does not apply here: %s\n", m, why.c_str());
+      exit(2);
+    }
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  safepoint::oracle::Case c;
+  std::string err;
+  if (!safepoint::oracle::DecodeCase(data, size, &c, &err)) return -1;  // not a case: kept out of the corpus
+  if (g_mutation) g_mutation->apply(c.opts.mutations);
+  safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
+  if (!r.ok) {
+    // The unpreempted run itself failed: a generated program the runtime
+    // could not run is a finding too (the generator promises valid ones).
+    fprintf(stderr, "==safepoint-fuzz== run failed before any preemption [%s]\n  %s\n",
+            std::string(safepoint::NativePort().name).c_str(), err.c_str());
+    abort();
+  }
+  RecordFeatures(c, r);
+  if (!r.judgement.ok()) {
+    fputs(safepoint::oracle::Describe(c, r).c_str(), stderr);
+    fprintf(stderr, "  replay: safepoint repro --arch=%s CRASH_FILE\n", std::string(safepoint::NativePort().name).c_str());
+    abort();
+  }
+  return 0;
+}

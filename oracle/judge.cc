@@ -1,0 +1,56 @@
+#include "oracle/judge.h"
+
+#include "oracle/invisibility.h"
+#include "oracle/liveness.h"
+
+namespace safepoint::oracle {
+
+Judgement Judge(const PortModel& model, const State& state, const harness::EndState& baseline,
+                const harness::Observation& o) {
+  Judgement j;
+  j.lost = LivenessProblem(o);
+  if (!o.ran) {
+    if (j.lost.empty()) j.run_error = o.run_error.empty() ? "the run failed" : o.run_error;
+    return j;
+  }
+  if (!o.trapped) return j;
+  j.reached = true;
+  j.expect = Decide(model, state, o.pos);
+  if (state.asyncpreemptoff) {
+    // No asynchronous preemption: nothing may be injected, whatever the rules say.
+    j.expect = {Verdict::kNotWanted, Rule::kNone};
+    j.got = !o.decided ? "no decision" : o.not_wanted ? "not wanted" : o.accepted ? "accepted" : "refused";
+    j.agree = !o.decided || o.not_wanted;
+  } else if (!o.decided) {
+    j.got = "no decision";
+    j.agree = false;
+  } else if (o.not_wanted) {
+    j.got = "not wanted";
+    j.agree = j.expect.verdict == Verdict::kNotWanted;
+  } else {
+    j.got = !o.accepted ? std::string("refused (") + ReasonName(o.reason) + ")"
+                        : o.resume == o.pc ? "accepted" : "resumed at +" + std::to_string(o.resume - (o.pc - o.off));
+    j.agree = Agrees(model, j.expect, o.accepted, o.pc, o.resume, o.reason, o.op_start, o.entry);
+  }
+  j.state_diff = DiffEndState(baseline, o.end);
+  return j;
+}
+
+std::string Judgement::Oracle() const {
+  if (!lost.empty()) return "liveness";
+  if (!run_error.empty()) return "run";
+  if (!agree) return "decision";
+  if (!state_diff.empty()) return "invisibility";
+  return "";
+}
+
+std::string Judgement::Headline() const {
+  std::string o = Oracle();
+  if (o == "decision") return "decision oracle: expected " + Describe(expect) + ", runtime " + got;
+  if (o == "invisibility") return "invisibility oracle: the end state differs after a preemption the runtime " + got;
+  if (o == "liveness") return "liveness oracle: a collection freed a reachable object";
+  if (o == "run") return "run failed";
+  return "";
+}
+
+}  // namespace safepoint::oracle

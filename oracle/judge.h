@@ -1,0 +1,38 @@
+// One armed preemption judged by every oracle that applies to it: the
+// decision oracle (the runtime's verdict against the model's), invisibility
+// (the end state against the unpreempted run's) and liveness (no object a
+// collection freed was touched). The judged sweep and the preemption fuzzer
+// both judge their runs here, so a verdict means one thing in both.
+#ifndef SAFEPOINT_ORACLE_JUDGE_H_
+#define SAFEPOINT_ORACLE_JUDGE_H_
+
+#include <string>
+
+#include "harness/sweep.h"
+#include "oracle/decision.h"
+#include "platforms/port.h"
+
+namespace safepoint::oracle {
+
+struct Judgement {
+  bool reached = false;    // the armed instruction ran (else nothing is judged)
+  Expect expect{Verdict::kRefuse, Rule::kNone};
+  std::string got;         // "accepted", "refused (unsafe-point)", "resumed at +N", "not wanted", "no decision"
+  bool agree = true;       // decision: the runtime's verdict is the model's
+  std::string state_diff;  // invisibility: "" or the differences
+  std::string lost;        // liveness: "" or what was lost
+  std::string run_error;   // the run failed for another reason
+  bool ok() const { return agree && state_diff.empty() && lost.empty() && run_error.empty(); }
+  // The first failing oracle ("decision", "liveness", "invisibility",
+  // "run") and a constant one-line summary for it that names the rule: what
+  // a fuzzer crash says first, so that equal findings deduplicate.
+  std::string Oracle() const;
+  std::string Headline() const;
+};
+
+Judgement Judge(const PortModel& model, const State& state, const harness::EndState& baseline,
+                const harness::Observation& o);
+
+}  // namespace safepoint::oracle
+
+#endif

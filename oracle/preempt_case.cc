@@ -1,0 +1,122 @@
+#include "oracle/preempt_case.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "core/ir.h"
+#include "harness/generator.h"
+#include "harness/runtime_under_test.h"
+#include "harness/sweep.h"
+#include "platforms/native.h"
+
+namespace safepoint::oracle {
+
+bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
+  auto at = [&](size_t i) -> uint8_t { return i < size ? data[i] : 0; };
+  Case c;
+  c.settings = at(0);
+  if (c.settings & 0xc0) {
+    *err = "settings byte 0x" + std::to_string(c.settings) + ": bits 6 and 7 are reserved";
+    return false;
+  }
+  c.opts.hooks.sysmon = false;  // preemption only where the input arms it
+  c.opts.hooks.event_capacity = 4096;
+  if (c.settings & 1) c.opts.settings.godebug = "asyncpreemptoff=1";
+  c.opts.experiments.runtimesecret = (c.settings & 2) != 0;
+  c.opts.experiments.simd = (c.settings & 4) != 0;
+  c.opts.settings.xstate_scan = (c.settings & 8) ? XStateScan::kGo126 : XStateScan::kGo127;
+  if (c.settings & 16) {
+    c.opts.hooks.collect_at_async_preempt = true;
+    c.opts.hooks.initial_stack = 8192;
+  }
+  c.opts.settings.gomaxprocs = (c.settings & 32) ? 2 : 1;
+  uint8_t which = at(1);
+  c.armed = static_cast<uint16_t>(at(2) | at(3) << 8);
+  if (which == 0) {
+    c.program = harness::BuiltinSweepProgram(), c.program_name = "the built-in sweep program";
+  } else if (which == 1) {
+    c.program = harness::BuiltinHeapSweepProgram(), c.program_name = "the collection sweep's program";
+  } else {
+    c.program = harness::GenerateProgramFromBytes(size > 4 ? data + 4 : nullptr, size > 4 ? size - 4 : 0);
+    c.program_name = "a generated program";
+  }
+  *out = std::move(c);
+  return true;
+}
+
+namespace {
+// The unpreempted run of each program under each settings byte: the
+// invisibility oracle's reference. Inputs repeat programs often.
+struct BaselineKey {
+  std::string program;
+  uint8_t settings;
+  bool operator<(const BaselineKey& o) const {
+    return settings != o.settings ? settings < o.settings : program < o.program;
+  }
+};
+std::mutex g_mu;
+std::map<BaselineKey, harness::Baseline>& Baselines() {
+  static auto* m = new std::map<BaselineKey, harness::Baseline>;
+  return *m;
+}
+}  // namespace
+
+CaseResult RunCase(const Case& c, std::string* err) {
+  CaseResult r;
+  ir::Program prog;
+  if (!ir::ParseProgram(c.program, &prog, err)) {
+    *err = c.program_name + ": " + *err;
+    return r;
+  }
+  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts);
+  harness::Baseline base;
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    auto it = Baselines().find({c.program, c.settings});
+    if (it != Baselines().end()) base = it->second;
+  }
+  if (base.table.insns.empty()) {
+    if (!harness::RunBaseline(prog, "main.main", make, &base, err)) return r;
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (Baselines().size() > 256) Baselines().clear();
+    Baselines()[{c.program, c.settings}] = base;
+  }
+  r.instructions = base.table.insns.size();
+  if (r.instructions == 0) {
+    *err = "the program has no instructions";
+    return r;
+  }
+  size_t k = c.armed % r.instructions;
+  if (!harness::ObserveAt(prog, "main.main", make, base.table, k, &r.obs)) {
+    *err = "instruction " + std::to_string(k) + " belongs to no function";
+    return r;
+  }
+  State state;
+  state.runtimesecret = c.opts.experiments.runtimesecret;
+  state.asyncpreemptoff = (c.settings & 1) != 0;
+  r.judgement = Judge(NativePort().model, state, base.end, r.obs);
+  r.ok = true;
+  return r;
+}
+
+std::string Describe(const Case& c, const CaseResult& r) {
+  const harness::Observation& o = r.obs;
+  std::string where = o.func + "+0x" + [&] {
+    char b[16];
+    snprintf(b, sizeof b, "%x", o.off - o.func_entry);
+    return std::string(b);
+  }();
+  std::string s = "==safepoint-fuzz== " + r.judgement.Headline() + " [" + std::string(NativePort().name) + "]\n";
+  s += "  at " + where + " of " + c.program_name + ", settings 0x" + [&] {
+    char b[8];
+    snprintf(b, sizeof b, "%02x", c.settings);
+    return std::string(b);
+  }() + "\n";
+  if (!r.judgement.state_diff.empty()) s += "  end state:" + r.judgement.state_diff + "\n";
+  if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";
+  if (!r.judgement.run_error.empty()) s += "  " + r.judgement.run_error + "\n";
+  return s;
+}
+
+}  // namespace safepoint::oracle

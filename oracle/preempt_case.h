@@ -1,0 +1,57 @@
+// A preemption case: what one input of the preemption fuzzer means, and
+// how it is run and judged. The fuzz target (fuzz/preempt_fuzz.cc) and
+// `safepoint repro` (cmd/) decode and run the same bytes the same way.
+//
+// The input, byte by byte (a short input reads zeros past its end):
+//   0     settings: bit 0 GODEBUG=asyncpreemptoff=1, bit 1
+//         GOEXPERIMENT=runtimesecret, bit 2 GOEXPERIMENT=simd, bit 3 Go
+//         1.26's scan policy (else 1.27), bit 4 a whole collection at the
+//         preemption, bit 5 GOMAXPROCS=2; bits 6-7 must be 0
+//   1     the program: 0 the built-in sweep program, 1 the collection
+//         sweep's heap program, 2-255 a program generated from bytes 4..
+//   2-3   the armed instruction, little-endian, modulo the program's
+//         instruction count
+//   4..   the generator's choices (harness/generator.h)
+// An input that decodes to no valid case (reserved bits set, a program the
+// generator cannot finish) is refused, never run.
+#ifndef SAFEPOINT_ORACLE_PREEMPT_CASE_H_
+#define SAFEPOINT_ORACLE_PREEMPT_CASE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "oracle/judge.h"
+#include "runtime/options.h"
+
+namespace safepoint::oracle {
+
+struct Case {
+  RuntimeOptions opts;
+  std::string program;  // IR text
+  std::string program_name;
+  uint16_t armed = 0;   // the instruction index before the modulo
+  uint8_t settings = 0;
+};
+
+// False (with *err) for bytes that are no case.
+bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err);
+
+struct CaseResult {
+  bool ok = false;          // ran and judged (false: *err says why it could not run)
+  Judgement judgement;
+  harness::Observation obs;
+  size_t instructions = 0;  // in the program's function table
+};
+
+// Runs the program unpreempted (cached per program and settings), then
+// armed at the chosen instruction, and judges the armed run.
+CaseResult RunCase(const Case& c, std::string* err);
+
+// What a finding prints first: the oracle and the rule, the same for every
+// input that finds the same thing.
+std::string Describe(const Case& c, const CaseResult& r);
+
+}  // namespace safepoint::oracle
+
+#endif
