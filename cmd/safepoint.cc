@@ -13,6 +13,12 @@
 //       runs a program description's main.main, prints its globals and what
 //       the runtime did (preemptions, refusals by rule, deferrals, restarts,
 //       stack growths), per goroutine and in total
+//   safepoint repro [--arch=A] [--times=N] [--mutate=M] [--no-triage] FILE
+//       replays a preemption fuzzer's input (fuzz/preempt_fuzz, a crash
+//       artifact) N times and says whether every replay gives the same
+//       verdict; a failure is triaged: replayed natively (amd64 under QEMU)
+//       or under a second emulator configuration (one instruction per
+//       translation block) to tell a runtime bug from an emulator artifact
 //   safepoint rules
 //       the refusal rules with their chapter sections
 //   safepoint help
@@ -22,7 +28,9 @@
 // the emulator from it). Exit status: 0 on success, 1 when a run failed,
 // 2 for bad input (an unknown subcommand, flag, architecture, a malformed
 // program or GODEBUG).
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +47,7 @@
 
 #include "cmd/report.h"
 #include "harness/experiment.h"
+#include "oracle/preempt_case.h"
 #include "oracle/rules.h"
 #include "harness/mutations.h"
 #include "harness/sweep.h"
@@ -66,7 +75,9 @@ constexpr FlagDef kFlags[] = {
     {"json", "", "run: print the report (globals, counts, with --events the events) as one JSON object", true},
     {"program", "", "sweep: a program description file (default: the built-in program)", false},
     {"runtimesecret", "", "sweep: run under GOEXPERIMENT=runtimesecret", true},
-    {"mutate", "", "sweep: a mutation to show the sweep fails (--mutate=list lists them for this port)", false},
+    {"mutate", "", "sweep, repro: a mutation to show the sweep fails, or the one a fuzz campaign ran under (--mutate=list lists them)", false},
+    {"times", "100", "repro: replays of the input (each a fresh runtime)", false},
+    {"no-triage", "", "repro: no second opinion from another emulator configuration or natively", true},
     {"max-failures", "20", "sweep: failures listed in detail (all are counted)", false},
     {"collect", "", "sweep: a whole collection (and a stack shrink) at every accepted preemption, judged by the liveness oracle too; the built-in heap program unless --program", true},
     {"xstate-scan", "go1.27", "run, sweep: whether the collector scans the saved vector registers: go1.27 (conservatively) or go1.26 (not at all)", false},
@@ -101,6 +112,10 @@ constexpr SubcommandDef kSubcommands[] = {
     {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] [--events] [--json] FILE",
      "runs a program description's main.main; prints its globals and what the runtime did, per goroutine\n"
      "and in total (with --events every event; with --json all of it as one JSON object)"},
+    {"repro", "safepoint repro [--times=N] [--mutate=M] [--no-triage] FILE",
+     "replays a preemption fuzzer input (a crash artifact of fuzz/preempt_fuzz) N times on this port, judged\n"
+     "by every oracle: the same verdict every time, or it says how they differ; a failing case is replayed\n"
+     "natively (amd64 under QEMU) or under one-instruction translation blocks, to tell a runtime bug from the emulator's"},
     {"rules", "safepoint rules", "lists the refusal rules of isAsyncSafePoint and canPreemptM, in the runtime's order,\n"
      "with the chapter section that states each (the tests that check them: conformance/RULES.md)"},
     {"help", "safepoint help | safepoint SUBCOMMAND --help", "prints this help"},
@@ -416,6 +431,119 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
   return r.ok() ? 0 : 1;
 }
 
+// The verdict of one replay: "ok", or the finding's first line.
+std::string ReplayVerdict(const oracle::Case& c, std::string* detail) {
+  std::string err;
+  oracle::CaseResult r = oracle::RunCase(c, &err);
+  if (!r.ok) return *detail = err, "run failed before any preemption";
+  if (r.judgement.ok()) return r.known_hazard.empty() ? "ok" : "ok (" + r.known_hazard.substr(0, r.known_hazard.find(':')) + ")";
+  *detail = oracle::Describe(c, r);
+  return r.judgement.Headline();
+}
+
+// Runs this binary again as `prefix... exe repro --times=N --no-triage FILE`
+// and returns its exit status (-1: could not run it, or it took too long).
+int ReplayElsewhere(const std::vector<std::string>& prefix, const std::string& file, const std::string& mutate,
+                    int times) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return -1;
+  exe[n] = '\0';
+  std::vector<std::string> argv = prefix;
+  argv.push_back(exe);
+  for (const std::string& a : std::vector<std::string>{"repro", "--no-triage", "--times=" + std::to_string(times), file})
+    argv.push_back(a);
+  if (!mutate.empty()) argv.push_back("--mutate=" + mutate);
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1), dup2(null, 2);
+    unsetenv("SAFEPOINT_EMULATOR");
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  int64_t deadline = MonotonicNanos() + 600'000'000'000LL;
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (MonotonicNanos() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    usleep(10000);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int Repro(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
+  if (args.size() != 1) return Bad("repro needs exactly one input file (a fuzz/preempt_fuzz crash artifact)");
+  double times;
+  if (!ParseNumber(flags.at("times"), 1, 100000, &times) || times != static_cast<int>(times))
+    return Bad("--times=" + flags.at("times") + ": want a count in [1, 100000]");
+  std::string bytes, err;
+  if (!ReadBounded(args[0], 1 << 20, &bytes, &err)) return Bad(err);
+  oracle::Case c;
+  if (!oracle::DecodeCase(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &c, &err))
+    return Bad(args[0] + ": not a preemption case: " + err);
+  const std::string& m = flags.at("mutate");
+  if (!m.empty()) {
+    const harness::MutationDef* mutation = harness::FindMutation(m);
+    if (!mutation) return Bad("--mutate=" + m + ": unknown (safepoint sweep --mutate=list lists them)");
+    std::string why = harness::MutationInapplicable(*mutation, NativePort());
+    if (!why.empty()) return Bad("--mutate=" + m + " does not apply: " + why);
+    mutation->apply(c.opts.mutations);
+  }
+  std::map<std::string, int> verdicts;
+  std::string first_detail;
+  int n = static_cast<int>(times);
+  for (int i = 0; i < n; i++) {
+    std::string detail;
+    std::string v = ReplayVerdict(c, &detail);
+    if (v != "ok" && first_detail.empty()) first_detail = detail;
+    verdicts[v]++;
+  }
+  std::string port(NativePort().name);
+  bool fails = verdicts.size() > 1 || verdicts.begin()->first.rfind("ok", 0) != 0;
+  printf("repro (%s): %s, settings 0x%02x, %d replays\n", port.c_str(), c.program_name.c_str(), c.settings, n);
+  for (const auto& [v, k] : verdicts) printf("  %d/%d  %s\n", k, n, v.c_str());
+  if (!first_detail.empty()) printf("%s", first_detail.c_str());
+  if (verdicts.size() > 1) printf("repro: the verdict is not the same every time (flaky)\n");
+  if (fails && flags.at("no-triage") != "1") {
+    // Before blaming the runtime, ask a second opinion of the emulator.
+    std::vector<std::string> emu = EmulatorCommand();
+    std::string how;
+    int status = -1;
+    if (emu.empty()) {
+      how = "natively (no emulator involved)";
+    } else if (port == "amd64") {
+      how = "natively, without QEMU";
+      status = ReplayElsewhere({}, args[0], m, 10);
+    } else {
+      how = "under " + emu[0] + " -one-insn-per-tb";
+      std::vector<std::string> alt = emu;
+      alt.insert(alt.begin() + 1, "-one-insn-per-tb");
+      status = ReplayElsewhere(alt, args[0], m, 10);
+    }
+    if (emu.empty())
+      printf("triage: ran %s: a runtime (or harness) bug\n", how.c_str());
+    else if (status == 1)
+      printf("triage: fails %s too: a runtime bug, not the emulator's\n", how.c_str());
+    else if (status == 0)
+      printf("triage: passes %s: suspect the emulator (translation blocks, signal delivery) before the runtime\n",
+             how.c_str());
+    else
+      printf("triage: could not replay %s (status %d)\n", how.c_str(), status);
+  }
+  return fails ? 1 : 0;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -437,7 +565,7 @@ int Main(int argc, char** argv) {
   const SubcommandDef* sub = nullptr;
   for (const SubcommandDef& c : kSubcommands)
     if (cmd == c.name) sub = &c;
-  if (sub == nullptr) return Bad("unknown subcommand '" + cmd + "' (experiment, sweep, run, rules, help)");
+  if (sub == nullptr) return Bad("unknown subcommand '" + cmd + "' (experiment, sweep, run, repro, rules, help)");
   if (help) return SubcommandUsage(*sub);
   std::map<std::string, std::string> flags;
   std::vector<std::string> args;
@@ -452,6 +580,7 @@ int Main(int argc, char** argv) {
   if (cmd == "experiment") return Experiment(flags, args);
   if (cmd == "sweep") return SweepCmd(flags, args);
   if (cmd == "rules") return Rules(args);
+  if (cmd == "repro") return Repro(flags, args);
   return Run(flags, args);
 }
 

@@ -32,9 +32,21 @@ CodePage::~CodePage() { munmap(mem_, mapped_); }
 
 bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   if (offset + n > size_) return false;
-  if (mprotect(mem_, mapped_, PROT_READ | PROT_WRITE) != 0) return false;
+  // Writable and still executable while the bytes change: other threads
+  // may be running this code (GOMAXPROCS > 1). A page made RW without X
+  // for the write faulted them (found by //fuzz:preempt_fuzz on loong64:
+  // "SIGSEGV in goroutine 1: pc=main.main+0x30 addr=<that pc>").
+  if (mprotect(mem_, mapped_, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
   char* p = static_cast<char*>(mem_) + offset;
-  for (size_t i = 0; i < n; i++) p[i] = static_cast<char>(bytes[i]);  // no libc call: signal-safe
+  if (n == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
+    // One aligned store: a thread fetching the instruction sees the old
+    // one or the new one, never half of each.
+    uint32_t w = static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
+                 static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
+    __atomic_store_n(reinterpret_cast<uint32_t*>(p), w, __ATOMIC_RELEASE);
+  } else {
+    for (size_t i = 0; i < n; i++) p[i] = static_cast<char>(bytes[i]);  // no libc call: signal-safe
+  }
   if (mprotect(mem_, mapped_, PROT_READ | PROT_EXEC) != 0) return false;
   __builtin___clear_cache(p, p + n);
   return true;

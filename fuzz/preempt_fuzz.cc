@@ -22,6 +22,7 @@
 #include "oracle/preempt_case.h"
 #include "harness/mutations.h"
 #include "platforms/native.h"
+#include "runtime/runtime.h"
 
 namespace {
 
@@ -57,12 +58,14 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
     Feature(5, static_cast<uint64_t>(o.pos.insn_in_op), outcome);  // where in the operation's lowering
   }
   Feature(6, o.collections > 0, o.objects_freed > 0);  // the collector ran, freed
+  Feature(8, !r.known_hazard.empty());                  // Go 1.26's vector-register hazard shown
   Feature(7, std::hash<std::string_view>()(safepoint::NativePort().name));
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  safepoint::SetFatalErrorsAbort(true);  // a fatal error is a crash with its input saved
   if (const char* m = getenv("SAFEPOINT_FUZZ_MUTATE"); m && *m) {
     g_mutation = safepoint::harness::FindMutation(m);
     if (!g_mutation) {

@@ -95,6 +95,8 @@ int ExperimentChild(const std::string& loop, bool omit_stack_check) {
   return 0;
 }
 
+std::vector<std::string> EmulatorCommand() { return SplitWords(getenv("SAFEPOINT_EMULATOR")); }
+
 bool RunExperiment(const ExperimentOptions& opts, std::vector<ExperimentRow>* rows, std::string* err) {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -33,6 +33,11 @@ bool RunExperiment(const ExperimentOptions& opts, std::vector<ExperimentRow>* ro
 std::string FormatRow(const ExperimentRow& row);
 // The child's side: returns the process exit code (it normally _exits 0
 // from inside the runtime when main returns).
+// The emulator this process runs under, as the runner exported it
+// (SAFEPOINT_EMULATOR: "qemu-aarch64 -cpu ..."), in words; empty natively.
+// Children that must run the way this process does are started under it.
+std::vector<std::string> EmulatorCommand();
+
 int ExperimentChild(const std::string& loop, bool omit_stack_check);
 
 }  // namespace safepoint

@@ -97,6 +97,17 @@ CaseResult RunCase(const Case& c, std::string* err) {
   state.asyncpreemptoff = (c.settings & 1) != 0;
   r.judgement = Judge(NativePort().model, state, base.end, r.obs);
   r.ok = true;
+  if (!r.judgement.lost.empty() && c.opts.settings.xstate_scan == XStateScan::kGo126) {
+    Case again = c;
+    again.opts.settings.xstate_scan = XStateScan::kGo127;
+    again.settings &= static_cast<uint8_t>(~8);
+    std::string e2;
+    CaseResult r2 = RunCase(again, &e2);
+    if (r2.ok && r2.judgement.ok()) {
+      r.known_hazard = "Go 1.26's hazard: " + r.judgement.lost + "; kept under Go 1.27's policy";
+      r.judgement = r2.judgement;
+    }
+  }
   return r;
 }
 

@@ -39,6 +39,11 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err);
 
 struct CaseResult {
   bool ok = false;          // ran and judged (false: *err says why it could not run)
+  // Under Go 1.26's scan policy, an object lost only because its pointer
+  // was in a vector register is the hazard the chapter describes, not a
+  // finding: the case is run again under Go 1.27's, and when that keeps
+  // everything the loss is recorded here and the judgement cleared.
+  std::string known_hazard;
   Judgement judgement;
   harness::Observation obs;
   size_t instructions = 0;  // in the program's function table

@@ -151,6 +151,15 @@ const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
 
 M* Runtime::CurrentM() { return tls_m; }
 
+namespace {
+std::atomic<bool> g_fatal_aborts{false};
+}  // namespace
+void SetFatalErrorsAbort(bool on) { g_fatal_aborts.store(on); }
+void FatalExit() {
+  if (g_fatal_aborts.load()) abort();
+  _exit(2);
+}
+
 void casgstatus(G* gp, uint32_t from, uint32_t to) {
   for (;;) {
     uint32_t expect = from;
@@ -158,7 +167,7 @@ void casgstatus(G* gp, uint32_t from, uint32_t to) {
     if (expect != from && expect != (from | _Gscan)) {
       fprintf(stderr, "fatal error: casgstatus: goroutine %lld from %#x to %#x, but it is %#x\n",
               static_cast<long long>(gp->goid), from, to, expect);
-      _exit(2);
+      FatalExit();
     }
     sched_yield();
   }
@@ -170,7 +179,7 @@ void Runtime::Throw(const char* msg, const std::string& detail) {
   if (!detail.empty()) fprintf(stderr, "runtime: %s\n", detail.c_str());
   fprintf(stderr, "fatal error: %s\n", msg);
   fflush(stderr);
-  _exit(2);
+  FatalExit();
 }
 
 bool Runtime::Load(const ir::Program& prog, std::string* err) {

@@ -166,6 +166,13 @@ struct P {
 
 static_assert(offsetof(P, xscratch) == P_XSCRATCH);
 
+// A fatal error (Throw, a fault in the harness itself) normally ends the
+// process with exit status 2, as Go's do. An in-process fuzzer sets this so
+// that it ends in abort() instead, which libFuzzer catches and turns into a
+// crash with its input saved.
+void SetFatalErrorsAbort(bool on);
+[[noreturn]] void FatalExit();
+
 // "SIGSEGV: segmentation violation", as Go names a fault signal.
 const char* SignalName(int sig);
 

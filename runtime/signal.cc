@@ -81,7 +81,7 @@ void OnFault(int sig, siginfo_t* info, void* uc) {
                    SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
   ssize_t w = write(2, msg, n > 0 ? static_cast<size_t>(n) : 0);
   (void)w;
-  _exit(2);
+  FatalExit();
 }
 
 void InstallHandlers() {
