@@ -339,6 +339,8 @@ TEST(Command, BadInputIsRefusedWithStatus2) {
   WriteFile(dir + "/cb.sp", "func main.main\n  callback 1\n  ret\nend\n");
   WriteFile(dir + "/big.sp", "func main.main nosplit frame=4080\n  ret\nend\n");
   WriteFile(dir + "/bad.sp", "func main.main\n  frobnicate r1\n  ret\nend\n");
+  WriteFile(dir + "/reserved.bin", std::string("\xc0\x00\x00\x00", 4));
+  WriteFile(dir + "/seed.bin", std::string("\x00\x00\x05\x00", 4));
   struct Case {
     std::vector<std::string> args;
     const char* says;
@@ -361,6 +363,11 @@ TEST(Command, BadInputIsRefusedWithStatus2) {
       {{"sweep", "--mutate=frob"}, "unknown"},
       {{"sweep", "--max-failures=x"}, "--max-failures"},
       {{"experiment", "extra"}, "takes no arguments"},
+      {{"repro", "reserved.bin"}, "not a preemption case"},
+      {{"repro", "missing.bin"}, "cannot read missing.bin"},
+      {{"repro", "--times=0", "seed.bin"}, "--times=0"},
+      {{"repro", "--mutate=frob", "seed.bin"}, "unknown"},
+      {{"run", "--xstate-scan=go1.25", "cb.sp"}, "--xstate-scan=go1.25"},
   };
   for (const Case& c : cases) {
     std::string line;
@@ -373,9 +380,21 @@ TEST(Command, BadInputIsRefusedWithStatus2) {
   }
 }
 
+// A fuzz input replays with one verdict, every time: here the built-in
+// sweep program preempted at one instruction, fine five times out of five.
+// (Bad inputs: Command.BadInputIsRefusedWithStatus2.)
+TEST(Command, ReproReplaysAPreemptionFuzzInput) {
+  std::string dir = TempDir();
+  WriteFile(dir + "/seed.bin", std::string("\x00\x00\x29\x00", 4));
+  Result r = Safepoint({"repro", "--times=5", "seed.bin"}, dir);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("5/5  ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the built-in sweep program, settings 0x00"), std::string::npos) << r.out;
+}
+
 TEST(Command, HelpAndListsExit0) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"help"}, {"run", "--help"}, {"sweep", "--help"}, {"experiment", "--help"}, {"rules"},
+           {"--help"}, {"help"}, {"run", "--help"}, {"sweep", "--help"}, {"experiment", "--help"}, {"repro", "--help"}, {"rules"},
            {"sweep", "--mutate=list"}}) {
     Result r = Safepoint(args);
     EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
