@@ -78,6 +78,7 @@ constexpr FlagDef kFlags[] = {
     {"mutate", "", "sweep, repro: a mutation to show the sweep fails, or the one a fuzz campaign ran under (--mutate=list lists them)", false},
     {"times", "100", "repro: replays of the input (each a fresh runtime)", false},
     {"no-triage", "", "repro: no second opinion from another emulator configuration or natively", true},
+    {"show", "", "repro: print the case first: its settings and its program as text (save it to run it with safepoint run)", true},
     {"max-failures", "20", "sweep: failures listed in detail (all are counted)", false},
     {"collect", "", "sweep: a whole collection (and a stack shrink) at every accepted preemption, judged by the liveness oracle too; the built-in heap program unless --program", true},
     {"xstate-scan", "go1.27", "run, sweep: whether the collector scans the saved vector registers: go1.27 (conservatively) or go1.26 (not at all)", false},
@@ -112,7 +113,7 @@ constexpr SubcommandDef kSubcommands[] = {
     {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] [--events] [--json] FILE",
      "runs a program description's main.main; prints its globals and what the runtime did, per goroutine\n"
      "and in total (with --events every event; with --json all of it as one JSON object)"},
-    {"repro", "safepoint repro [--times=N] [--mutate=M] [--no-triage] FILE",
+    {"repro", "safepoint repro [--times=N] [--mutate=M] [--no-triage] [--show] FILE",
      "replays a preemption fuzzer input (a crash artifact of fuzz/preempt_fuzz) N times on this port, judged\n"
      "by every oracle: the same verdict every time, or it says how they differ; a failing case is replayed\n"
      "natively (amd64 under QEMU) or under one-instruction translation blocks, to tell a runtime bug from the emulator's"},
@@ -499,6 +500,13 @@ int Repro(const std::map<std::string, std::string>& flags, const std::vector<std
     std::string why = harness::MutationInapplicable(*mutation, NativePort());
     if (!why.empty()) return Bad("--mutate=" + m + " does not apply: " + why);
     mutation->apply(c.opts.mutations);
+  }
+  if (flags.at("show") == "1") {
+    printf("# settings 0x%02x (asyncpreemptoff=%d runtimesecret=%d simd=%d xstate-scan=%s collect=%d gomaxprocs=%d), "
+           "armed instruction %u modulo the table's\n%s",
+           c.settings, c.settings & 1, (c.settings >> 1) & 1, (c.settings >> 2) & 1, (c.settings & 8) ? "go1.26" : "go1.27",
+           (c.settings >> 4) & 1, (c.settings & 32) ? 2 : 1, c.armed, c.program.c_str());
+    fflush(stdout);  // a fatal error in a replay exits at once
   }
   std::map<std::string, int> verdicts;
   std::string first_detail;

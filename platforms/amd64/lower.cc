@@ -330,15 +330,19 @@ class Amd64Lowerer final : public Lowerer {
         a.Begin();
         a.Byte(0x68);
         a.U32(static_cast<uint32_t>(i.imm & FlagRegs(kAmd64Port)[0]->setflags_mask));
+        a.Sp(ctx.frame + 8, false);  // the pushed word is on the stack until POPFQ (pcsp)
         a.Begin();
         a.Byte(0x9D);
+        a.Sp(ctx.frame, false);
         break;
       case Op::kFlagsDump:
         MovImm64(a, kTmp, env.globals + 8 * static_cast<uint64_t>(i.imm));
         a.Begin();
         a.Byte(0x9C);  // PUSHFQ
+        a.Sp(ctx.frame + 8, false);  // found by //fuzz:preempt_fuzz: a collection at the POPQ unwound from the wrong SP
         a.Begin();
         a.Bytes({0x41, 0x8F, 0x03});  // POPQ (R11)
+        a.Sp(ctx.frame, false);
         break;
       case Op::kService:
         if (i.service == ir::Service::kGo) {
