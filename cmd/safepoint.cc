@@ -526,11 +526,15 @@ int Repro(const std::map<std::string, std::string>& flags, const std::vector<std
   if (fails && flags.at("no-triage") != "1") {
     // Before blaming the runtime, ask a second opinion of the emulator.
     std::vector<std::string> emu = EmulatorCommand();
+    // The host's machine, as the runner saw it outside any emulator: a port
+    // emulated on its own kind of host (amd64_qemu) replays natively.
+    const char* host_env = getenv("SAFEPOINT_HOST_MACHINE");
+    std::string host = host_env ? host_env : "";
     std::string how;
     int status = -1;
     if (emu.empty()) {
       how = "natively (no emulator involved)";
-    } else if (port == "amd64") {
+    } else if (host == NativePort().uname_machine) {
       how = "natively, without QEMU";
       status = ReplayElsewhere({}, args[0], m, 10);
     } else {

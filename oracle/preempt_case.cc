@@ -64,7 +64,9 @@ std::map<BaselineKey, harness::Baseline>& Baselines() {
 
 CaseResult RunCase(const Case& c, std::string* err) {
   CaseResult r;
-  ir::Program prog;
+  auto parsed = std::make_shared<ir::Program>();
+  ir::Program& prog = *parsed;
+  r.program = parsed;  // Observation::pos points into it (found by ASan under //fuzz:preempt_fuzz)
   if (!ir::ParseProgram(c.program, &prog, err)) {
     *err = c.program_name + ": " + *err;
     return r;

@@ -19,7 +19,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "core/ir.h"
 
 #include "oracle/judge.h"
 #include "runtime/options.h"
@@ -45,6 +48,8 @@ struct CaseResult {
   // everything the loss is recorded here and the judgement cleared.
   std::string known_hazard;
   Judgement judgement;
+  // The program the observation's positions point into (kept alive with it).
+  std::shared_ptr<const ir::Program> program;
   harness::Observation obs;
   size_t instructions = 0;  // in the program's function table
 };

@@ -9,6 +9,7 @@
 #   sp_config_mode CFG       native | qemu
 #   sp_emulator CFG          the emulator command words (empty when native)
 #   sp_check_configs LIST    dies (exit 2) unless each comma-separated name is a config
+#   sp_config_sanitized CFG  true when the config is a port's SANITIZER_CONFIG
 SP_TOP=${SP_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
 
@@ -44,6 +45,7 @@ _sp_config() {
   return 1
 }
 sp_config_port() { _sp_config "$1" && echo "$P_NAME"; }
+sp_config_sanitized() { _sp_config "$1" && [ "${P_SANITIZER_CONFIG:-}" = "$1" ]; }
 sp_config_mode() { _sp_config "$1" && echo "$SP_MODE"; }
 sp_emulator() {
   _sp_config "$1" || return 1
@@ -78,6 +80,10 @@ sp_bazelrc() {
       echo "build:$c --platform_suffix=$p"
       echo "build:$c --test_env=SAFEPOINT_CONFIG=$c"
       echo "build:$c --test_env=SAFEPOINT_CONFIG_ARCH=$p"
+      if [ "${P_SANITIZER_CONFIG:-}" = "$c" ]; then
+        local f
+        for f in ${P_SANITIZER_FLAGS:-}; do echo "build:$c $f"; done
+      fi
     done
   done
 }
