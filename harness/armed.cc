@@ -1,5 +1,6 @@
 #include "harness/armed.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <ucontext.h>
 
@@ -15,9 +16,16 @@ namespace safepoint::harness {
 namespace {
 
 // The armed instruction. Written by Arm while no M runs the code; read and
-// cleared by the trap handler on the M that hits it.
+// cleared by the trap handler on the M that hits it. `rt` is set while the
+// breakpoint is in place; `owner` stays set after it fired, so that a
+// second M that trapped on the same breakpoint at the same time (a service
+// stub both goroutines call, GOMAXPROCS > 1) is recognised: it waits for
+// the first to restore the instruction and runs it. (Found by
+// //fuzz:preempt_fuzz: two Ms restoring at once raced on the page's
+// protection and one wrote to it read-only.)
 struct ArmedState {
   std::atomic<Runtime*> rt{nullptr};
+  std::atomic<Runtime*> owner{nullptr};
   uint32_t off = 0;
   uint8_t saved[16] = {};
   size_t len = 0;
@@ -27,7 +35,7 @@ ArmedState g_armed;
 void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   int saved_errno = errno;
   auto* uc = static_cast<ucontext_t*>(ucontext);
-  Runtime* rt = g_armed.rt.load();
+  Runtime* rt = g_armed.owner.load();
   M* m = Runtime::CurrentM();
   uintptr_t at = NativeContext::pc(uc) - NativePort().pc_after_trap;
   if (rt == nullptr || m == nullptr || m->rt != rt || at != rt->code_base() + g_armed.off) {
@@ -36,8 +44,22 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     errno = saved_errno;
     return;
   }
+  Runtime* expect = rt;
+  if (!g_armed.rt.compare_exchange_strong(expect, nullptr)) {
+    // Another M hit it first: once its restore is visible, run the
+    // original instruction (bounded: the restore is a few system calls).
+    const std::vector<uint8_t>& bp = NativePort().breakpoint;
+    for (long i = 0; i < 10'000'000; i++) {
+      uint8_t cur[16] = {};
+      rt->ReadCode(g_armed.off, cur, g_armed.len);
+      if (memcmp(cur, bp.data(), bp.size()) != 0) break;
+      sched_yield();
+    }
+    NativeContext::set_pc(uc, at);
+    errno = saved_errno;
+    return;
+  }
   rt->PatchCode(g_armed.off, g_armed.saved, g_armed.len);
-  g_armed.rt.store(nullptr);
   NativeContext::set_pc(uc, at);
   G* gp = m->curg.load();
   rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at);
@@ -94,6 +116,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err) {
     *err = "arm: cannot patch the code page";
     return false;
   }
+  g_armed.owner.store(&rt);
   g_armed.rt.store(&rt);
   return true;
 }
@@ -103,6 +126,8 @@ bool Armed() { return g_armed.rt.load() != nullptr; }
 void Disarm(Runtime& rt) {
   Runtime* want = &rt;
   if (g_armed.rt.compare_exchange_strong(want, nullptr)) rt.PatchCode(g_armed.off, g_armed.saved, g_armed.len);
+  want = &rt;
+  g_armed.owner.compare_exchange_strong(want, nullptr);
 }
 
 uint32_t LabelOffset(const FuncTable& table, const ir::Program& prog, const std::string& fn, const std::string& label) {

@@ -27,6 +27,7 @@
 // events are lock-free); C++ never trusts the g register, only compares it
 // with m->curg; every decision is recorded with its rule.
 #include <errno.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -81,6 +82,11 @@ void OnFault(int sig, siginfo_t* info, void* uc) {
                    SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
   ssize_t w = write(2, msg, n > 0 ? static_cast<size_t>(n) : 0);
   (void)w;
+  // Where, for the harness's own bug report (binary+offset per frame; the
+  // process is dying, so what backtrace() may allocate no longer matters).
+  void* frames[32];
+  int depth = backtrace(frames, 32);
+  backtrace_symbols_fd(frames, depth, 2);
   FatalExit();
 }
 
