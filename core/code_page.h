@@ -33,8 +33,9 @@ class CodePage {
     return reinterpret_cast<F>(base() + offset);
   }
 
-  // Writes n bytes at offset (within the code) with the page made writable
-  // and not executable for the duration; false if a system call failed.
+  // Writes n bytes at offset (within the code): the page is made writable
+  // for the duration and stays executable (other threads may be running
+  // it), then read-execute again; false if a system call failed.
   bool Patch(uint32_t offset, const uint8_t* bytes, size_t n);
   // Copies n bytes at offset out, for restoring later.
   void Read(uint32_t offset, uint8_t* out, size_t n) const;
