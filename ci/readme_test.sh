@@ -32,6 +32,7 @@ rm -rf "$out"; mkdir -p "$out/testlogs/readme/commands"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$top/examples" "$work/examples"
+mkdir -p "$work/fuzz" && cp -r "$top/fuzz/corpus" "$work/fuzz/corpus"  # the README replays a seed
 
 xml="$out/testlogs/readme/commands/test.xml"
 cases=()
