@@ -147,11 +147,12 @@ struct UrgSeen {
 } g_urg;
 
 void OnUrg(int sig, siginfo_t* si, void* uc) {
-  int local = 0;
   g_urg.signo = sig;
   g_urg.code = si->si_code;
   g_urg.pid = si->si_pid;
-  g_urg.on_altstack = Alt().contains(&local);
+  // The frame itself, not a local's address: under ASan (amd64_san) a
+  // local may live on ASan's fake stack, off the stack the handler runs on.
+  g_urg.on_altstack = Alt().contains(__builtin_frame_address(0));
   g_urg.pc = Ctx::pc(static_cast<ucontext_t*>(uc));
   g_urg.count.fetch_add(1);
 }
