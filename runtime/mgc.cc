@@ -53,6 +53,21 @@
 
 namespace safepoint {
 
+namespace {
+// Every aligned word in [lo, hi), to fn: what a conservative scan reads.
+template <typename F>
+void ForEachWord(uintptr_t lo, uintptr_t hi, F fn) {
+  for (uintptr_t p = (lo + 7) & ~uintptr_t(7); p + 8 <= hi; p += 8) fn(*reinterpret_cast<const uintptr_t*>(p));
+}
+}  // namespace
+
+std::vector<G*> Runtime::AllGs() {
+  std::lock_guard<std::mutex> lk(mu_);
+  std::vector<G*> gs;
+  for (auto& g : allgs_) gs.push_back(g.get());
+  return gs;
+}
+
 void Runtime::gcMarkWord(uintptr_t w) {
   int64_t idx = HeapFind(w);
   if (idx < 0) return;
@@ -63,7 +78,7 @@ void Runtime::gcMarkWord(uintptr_t w) {
 }
 
 void Runtime::gcScanRange(uintptr_t lo, uintptr_t hi) {
-  for (uintptr_t p = (lo + 7) & ~uintptr_t(7); p + 8 <= hi; p += 8) gcMarkWord(*reinterpret_cast<const uintptr_t*>(p));
+  ForEachWord(lo, hi, [this](uintptr_t w) { gcMarkWord(w); });
 }
 
 void Runtime::gcDrain() {
@@ -78,12 +93,7 @@ void Runtime::gcDrain() {
 void Runtime::gcMarkRoots(bool with_stacks) {
   gcScanRange(reinterpret_cast<uintptr_t>(&data_->globals[0]), reinterpret_cast<uintptr_t>(&data_->globals[ir::kGlobals]));
   if (!with_stacks) return;
-  std::vector<G*> gs;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    for (auto& g : allgs_) gs.push_back(g.get());
-  }
-  for (G* gp : gs) gcScanStack(gp);
+  for (G* gp : AllGs()) gcScanStack(gp);
 }
 
 void Runtime::walkFrames(G* gp, std::vector<StackFrame>* out) {
@@ -122,7 +132,6 @@ void Runtime::gcScanStack(G* gp) {
   if (status == _Gsyscall) {
     // It may still run its own code: every word of its stack, conservatively.
     gcScanRange(gp->stack.lo, gp->stack.hi);
-    gcstats_.frames_conservative++;
     return;
   }
   std::vector<StackFrame> frames;
@@ -137,9 +146,7 @@ void Runtime::gcScanStack(G* gp) {
     for (size_t i = 0; i < frames.size(); i++)
       if (w >= frames[i].sp && w < frame_hi(i) && !queued[i]) queued[i] = true, objects.push_back(i);
   };
-  auto range = [&](uintptr_t lo, uintptr_t hi) {
-    for (uintptr_t p = (lo + 7) & ~uintptr_t(7); p + 8 <= hi; p += 8) word(*reinterpret_cast<const uintptr_t*>(p));
-  };
+  auto range = [&](uintptr_t lo, uintptr_t hi) { ForEachWord(lo, hi, word); };
   bool async = frames.front().top_async;
   if (async) {
     // asyncPreempt's frame, below the interrupted SP: every register it saved.
@@ -147,7 +154,6 @@ void Runtime::gcScanStack(G* gp) {
     if (opts_.settings.xstate_scan == XStateScan::kGo127 && gp->xstate && gp->xstate_live) {
       uintptr_t x = reinterpret_cast<uintptr_t>(gp->xstate.get());
       range(x, x + xstate_bytes_);
-      gcstats_.xstate_scans++;
     }
   }
   for (size_t i = 0; i < frames.size(); i++) {
@@ -158,11 +164,9 @@ void Runtime::gcScanStack(G* gp) {
       uintptr_t lo = fr.sp;
       if (opts_.mutations.scan_skips_outgoing_args) lo = fr.sp + static_cast<uintptr_t>(fr.f->slot_base + fr.f->args);
       range(lo, fr.sp + static_cast<uintptr_t>(fr.delta));
-      gcstats_.frames_conservative += 2;
     } else {
       for (int off : fr.f->ptr_slots)
         if (off + 8 <= fr.delta) word(*reinterpret_cast<const uintptr_t*>(fr.sp + static_cast<uintptr_t>(off)));
-      gcstats_.frames_precise++;
     }
   }
   for (size_t k = 0; k < objects.size(); k++) range(frames[objects[k]].sp, frame_hi(objects[k]));
@@ -192,7 +196,7 @@ int64_t Runtime::GC(G* held) {
   int64_t cycle;
   {
     std::lock_guard<std::mutex> lk(heap_mu_);
-    cycle = ++gcstats_.cycles;
+    cycle = ++gc_cycles_;
     for (size_t i = 0; i < heap_next_; i++) heap_objs_[i].marked = false;
     gc_work_.clear();
     gc_marking_ = true;
@@ -206,12 +210,7 @@ int64_t Runtime::GC(G* held) {
     gcDrain();
   }
   // The stacks, one goroutine at a time.
-  std::vector<G*> gs;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    for (auto& g : allgs_) gs.push_back(g.get());
-  }
-  for (G* gp : gs) {
+  for (G* gp : AllGs()) {
     if (gp == held) {
       if (hold.held) scanstack(gp);
       continue;

@@ -68,7 +68,6 @@ uintptr_t Runtime::mallocgc(size_t size, G* gp) {
   o.size = static_cast<uint32_t>(size);
   o.marked = gc_marking_;  // black allocation
   o.state = 1;
-  gcstats_.allocated++;
   uintptr_t addr = HeapObjAddr(static_cast<int64_t>(idx));
   int64_t id = static_cast<int64_t>(idx);
   events_.Record(Ev::kAlloc, gp ? gp->goid : 0, Reason::kNone, addr, o.marked ? -(id + 1) : id);
@@ -97,11 +96,10 @@ int64_t Runtime::gcSweep() {
     memset(page, kPoison, heap_page_);
     mprotect(page, heap_page_, PROT_NONE);
     o.state = 2;
-    o.freed_by = gcstats_.cycles;
+    o.freed_by = gc_cycles_;
     events_.Record(Ev::kFree, 0, Reason::kNone, HeapObjAddr(static_cast<int64_t>(idx)), static_cast<int64_t>(idx));
     freed++;
   }
-  gcstats_.freed += freed;
   return freed;
 }
 
@@ -121,11 +119,6 @@ bool Runtime::FreedAccessAt(uintptr_t addr, uintptr_t pc) {
     freed_access_.pc = pc;
   }
   return true;
-}
-
-Runtime::GCStats Runtime::gcstats() {
-  std::lock_guard<std::mutex> lk(heap_mu_);
-  return gcstats_;
 }
 
 }  // namespace safepoint

@@ -342,11 +342,6 @@ class Runtime {
   // runtime has no write barrier on stm); then sweep, poisoning what is
   // freed. Returns the number of objects freed.
   int64_t GC();
-  struct GCStats {
-    int64_t cycles = 0, freed = 0, allocated = 0;
-    int64_t frames_precise = 0, frames_conservative = 0, xstate_scans = 0;
-  };
-  GCStats gcstats();
   // Whether heap object `addr` (a pointer alloc returned) is still
   // allocated (false once a collection freed it).
   bool HeapObjectLive(uintptr_t addr);
@@ -423,6 +418,7 @@ class Runtime {
   // pointer slots (and the spilled argument), moved by delta.
   void adjustpointers(G* gp, const Stack& old, uintptr_t delta);
   void gcMarkRoots(bool with_stacks);
+  std::vector<G*> AllGs();  // a snapshot of every G, taken under mu_
   void gcDrain();
   int64_t gcSweep();
   // The collection at every accepted asynchronous preemption
@@ -495,7 +491,7 @@ class Runtime {
   std::unique_ptr<HeapObj[]> heap_objs_;
   bool gc_marking_ = false;          // heap_mu_: allocate black
   std::vector<int64_t> gc_work_;     // heap_mu_: marked, not yet scanned
-  GCStats gcstats_;                  // heap_mu_
+  int64_t gc_cycles_ = 0;            // heap_mu_: collections begun (what freed_by names)
   std::mutex gc_mu_;                 // one collection at a time
   struct GCRequest {
     G* g;
