@@ -28,7 +28,6 @@
 // the emulator from it). Exit status: 0 on success, 1 when a run failed,
 // 2 for bad input (an unknown subcommand, flag, architecture, a malformed
 // program or GODEBUG).
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -377,8 +376,7 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
   if (!ParseXStateScan(flags.at("xstate-scan"), &opts.runtime.settings.xstate_scan, &err)) return Bad(err);
   if (flags.at("collect") == "1") {
     if (opts.program.empty()) opts.program = harness::BuiltinHeapSweepProgram();
-    opts.runtime.hooks.collect_at_async_preempt = true;
-    opts.runtime.hooks.initial_stack = 8192;  // room for the collector's shrink
+    harness::CollectAtEveryPreemption(&opts.runtime);
   }
   double maxf;
   if (!ParseNumber(flags.at("max-failures"), 0, 1e9, &maxf) || maxf != static_cast<size_t>(maxf))
@@ -446,41 +444,16 @@ std::string ReplayVerdict(const oracle::Case& c, std::string* detail) {
 // and returns its exit status (-1: could not run it, or it took too long).
 int ReplayElsewhere(const std::vector<std::string>& prefix, const std::string& file, const std::string& mutate,
                     int times) {
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return -1;
-  exe[n] = '\0';
+  std::string exe = SelfExe();
+  if (exe.empty()) return -1;
   std::vector<std::string> argv = prefix;
   argv.push_back(exe);
   for (const std::string& a : std::vector<std::string>{"repro", "--no-triage", "--times=" + std::to_string(times), file})
     argv.push_back(a);
   if (!mutate.empty()) argv.push_back("--mutate=" + mutate);
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, 1), dup2(null, 2);
-    unsetenv("SAFEPOINT_EMULATOR");
-    execv(cargv[0], cargv.data());
-    _exit(127);
-  }
-  int64_t deadline = MonotonicNanos() + 600'000'000'000LL;
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (MonotonicNanos() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    usleep(10000);
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  ChildExit c = RunChild(argv, {}, {"SAFEPOINT_EMULATOR"}, true, 600'000'000'000LL);
+  if (!c.started || c.timed_out) return -1;
+  return WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1;
 }
 
 int Repro(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {

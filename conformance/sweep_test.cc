@@ -56,8 +56,7 @@ TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
 SweepResult RunHeapSweep(RuntimeOptions ro) {
   SweepOptions opts;
   opts.program = harness::BuiltinHeapSweepProgram();
-  ro.hooks.collect_at_async_preempt = true;
-  ro.hooks.initial_stack = 8192;  // so that the collector's shrink has room to halve it
+  harness::CollectAtEveryPreemption(&ro);
   opts.runtime = std::move(ro);
   SweepResult r;
   std::string err;

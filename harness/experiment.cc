@@ -1,5 +1,6 @@
 #include "harness/experiment.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,15 +98,61 @@ int ExperimentChild(const std::string& loop, bool omit_stack_check) {
 
 std::vector<std::string> EmulatorCommand() { return SplitWords(getenv("SAFEPOINT_EMULATOR")); }
 
-bool RunExperiment(const ExperimentOptions& opts, std::vector<ExperimentRow>* rows, std::string* err) {
+std::string SelfExe() {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  return exe;
+}
+
+ChildExit RunChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                   const std::vector<std::string>& unset, bool quiet, int64_t bound_ns) {
+  ChildExit out;
+  std::vector<std::string> args = argv, vars = env;
+  std::vector<char*> cargv;
+  for (std::string& a : args) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    out.error = std::string("fork: ") + strerror(errno);
+    return out;
+  }
+  if (pid == 0) {
+    if (quiet) {
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, 1), dup2(null, 2);
+    }
+    for (std::string& v : vars) putenv(v.data());
+    for (const std::string& u : unset) unsetenv(u.c_str());
+    execv(cargv[0], cargv.data());
+    fprintf(stderr, "exec %s: %s\n", cargv[0], strerror(errno));
+    _exit(127);
+  }
+  out.started = true;
+  int64_t deadline = MonotonicNanos() + bound_ns;
+  for (;;) {
+    pid_t r = waitpid(pid, &out.status, WNOHANG);
+    if (r == pid) break;
+    if (MonotonicNanos() >= deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &out.status, 0);
+      out.timed_out = true;
+      break;
+    }
+    usleep(1000);
+  }
+  return out;
+}
+
+bool RunExperiment(const ExperimentOptions& opts, std::vector<ExperimentRow>* rows, std::string* err) {
+  std::string exe = SelfExe();
+  if (exe.empty()) {
     *err = "cannot find this executable (/proc/self/exe)";
     return false;
   }
-  exe[n] = '\0';
-  std::vector<std::string> emulator = SplitWords(getenv("SAFEPOINT_EMULATOR"));
+  std::vector<std::string> emulator = EmulatorCommand();
   for (const std::string& gd : opts.godebugs) {
     for (const char* loop : kExperimentLoops) {
       std::vector<std::string> argv = emulator;
@@ -113,42 +160,19 @@ bool RunExperiment(const ExperimentOptions& opts, std::vector<ExperimentRow>* ro
       argv.push_back("child");
       argv.push_back(loop);
       if (opts.omit_stack_check) argv.push_back("--omit-stack-check");
-      std::vector<char*> cargv;
-      for (std::string& a : argv) cargv.push_back(a.data());
-      cargv.push_back(nullptr);
-      std::string env_gd = "GODEBUG=" + gd;
-      pid_t pid = fork();
-      if (pid < 0) {
-        *err = std::string("fork: ") + strerror(errno);
+      ChildExit c = RunChild(argv, {"GODEBUG=" + gd}, {}, false, static_cast<int64_t>(opts.deadline_s * 1e9));
+      if (!c.started) {
+        *err = c.error;
         return false;
       }
-      if (pid == 0) {
-        putenv(env_gd.data());
-        execv(cargv[0], cargv.data());
-        fprintf(stderr, "exec %s: %s\n", cargv[0], strerror(errno));
-        _exit(127);
-      }
       ExperimentRow row{gd, loop, "main got back on the P", false};
-      int64_t deadline = MonotonicNanos() + static_cast<int64_t>(opts.deadline_s * 1e9);
-      int status = 0;
-      for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) break;
-        if (MonotonicNanos() >= deadline) {
-          kill(pid, SIGKILL);
-          waitpid(pid, &status, 0);
-          row.timed_out = true;
-          row.result = "not preempted within " + FormatDeadline(opts.deadline_s);
-          break;
-        }
-        usleep(1000);
-      }
-      if (!row.timed_out) {
-        if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-          row.result = "exit status " + std::to_string(WEXITSTATUS(status));
-        } else if (WIFSIGNALED(status)) {
-          row.result = std::string("signal: ") + strsignal(WTERMSIG(status));
-        }
+      if (c.timed_out) {
+        row.timed_out = true;
+        row.result = "not preempted within " + FormatDeadline(opts.deadline_s);
+      } else if (WIFEXITED(c.status) && WEXITSTATUS(c.status) != 0) {
+        row.result = "exit status " + std::to_string(WEXITSTATUS(c.status));
+      } else if (WIFSIGNALED(c.status)) {
+        row.result = std::string("signal: ") + strsignal(WTERMSIG(c.status));
       }
       rows->push_back(row);
     }

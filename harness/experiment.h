@@ -6,6 +6,7 @@
 #ifndef SAFEPOINT_HARNESS_EXPERIMENT_H_
 #define SAFEPOINT_HARNESS_EXPERIMENT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,21 @@ std::string FormatRow(const ExperimentRow& row);
 // (SAFEPOINT_EMULATOR: "qemu-aarch64 -cpu ..."), in words; empty natively.
 // Children that must run the way this process does are started under it.
 std::vector<std::string> EmulatorCommand();
+
+// This executable's path (/proc/self/exe: under QEMU, the guest binary), or
+// "" when it cannot be read.
+std::string SelfExe();
+// Runs argv (argv[0] a path) as a child with each "K=V" of `env` set and
+// each name in `unset` removed, its output discarded when `quiet`; waits at
+// most bound_ns, then kills it. `status` is waitpid's.
+struct ChildExit {
+  bool started = false;
+  bool timed_out = false;
+  int status = 0;
+  std::string error;  // why it did not start
+};
+ChildExit RunChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                   const std::vector<std::string>& unset, bool quiet, int64_t bound_ns);
 
 int ExperimentChild(const std::string& loop, bool omit_stack_check);
 

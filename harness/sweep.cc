@@ -90,6 +90,11 @@ end
   return p;
 }
 
+void CollectAtEveryPreemption(RuntimeOptions* o) {
+  o->hooks.collect_at_async_preempt = true;
+  o->hooks.initial_stack = 8192;
+}
+
 const std::string& BuiltinSweepProgram() {
   // Registers are compared only where the IR keeps them live (no call or
   // service between fillregs/vfill and the dump), as every call clobbers

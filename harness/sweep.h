@@ -78,6 +78,11 @@ const std::string& BuiltinSweepProgram();
 // pointer slot of a caller, another object and a vector register in the
 // middle of a block copy, each read back at the end into the globals.
 const std::string& BuiltinHeapSweepProgram();
+// The collection sweep's runtime: a whole collection while each accepted
+// asynchronous preemption holds its goroutine, and a first stack large
+// enough that the collector's shrink has room to halve it (so the stack
+// moves at the next prologue).
+void CollectAtEveryPreemption(RuntimeOptions* o);
 
 }  // namespace safepoint::harness
 

@@ -26,10 +26,7 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   c.opts.experiments.runtimesecret = (c.settings & 2) != 0;
   c.opts.experiments.simd = (c.settings & 4) != 0;
   c.opts.settings.xstate_scan = (c.settings & 8) ? XStateScan::kGo126 : XStateScan::kGo127;
-  if (c.settings & 16) {
-    c.opts.hooks.collect_at_async_preempt = true;
-    c.opts.hooks.initial_stack = 8192;
-  }
+  if (c.settings & 16) harness::CollectAtEveryPreemption(&c.opts);
   c.opts.settings.gomaxprocs = (c.settings & 32) ? 2 : 1;
   uint8_t which = at(1);
   c.armed = static_cast<uint16_t>(at(2) | at(3) << 8);
