@@ -17,8 +17,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "harness/armed.h"
 #include "harness/sweep.h"
@@ -133,16 +135,22 @@ Checked FullyChecked(int n) {
   RuntimeOptions o;
   o.hooks.sysmon = false;
   o.hooks.event_capacity = 1 << 12;
-  std::vector<size_t> body_insns;
-  std::vector<oracle::Expect> expect;
+  // Per armed instruction, what the check compares with: the oracle's
+  // expectation and where its operation and function start (static facts
+  // of the program, computed once, as the fuzzer's baseline is).
+  struct Armable {
+    size_t k;
+    uintptr_t pc, op_start, entry;
+    oracle::Expect expect;
+  };
+  std::vector<Armable> body;
   size_t next = 0;
-  size_t armed_k = 0;
+  const Armable* armed = nullptr;
   int64_t t0 = 0;
-  size_t seen_events = 0;
   auto arm_next = [&](Runtime& rt) {
-    armed_k = body_insns[next++ % body_insns.size()];
+    armed = &body[next++ % body.size()];
     std::string e;
-    harness::Arm(rt, rt.table().insns[armed_k], &e);
+    harness::Arm(rt, rt.table().insns[armed->k], &e);
   };
   o.hooks.callbacks = {
       [&](Runtime& rt, G*) {
@@ -150,33 +158,27 @@ Checked FullyChecked(int n) {
         for (size_t k = 0; k < rt.table().insns.size(); k++) {
           uint32_t off = rt.table().insns[k];
           if (off < f->entry || off >= f->end || f->tail.contains(off)) continue;
-          body_insns.push_back(k);
+          body.push_back({k, rt.code_base() + off, rt.code_base() + harness::OpStart(rt.table(), k),
+                          rt.code_base() + f->entry,
+                          oracle::Decide(NativePort().model, oracle::State{}, harness::PositionOf(prog, rt.table(), k))});
         }
-        expect.resize(rt.table().insns.size());
-        for (size_t k : body_insns)
-          expect[k] = oracle::Decide(NativePort().model, oracle::State{}, harness::PositionOf(prog, rt.table(), k));
         t0 = MonotonicNanos();
         arm_next(rt);
       },
       [&](Runtime& rt, G*) {
         // The decision for the armed instruction, then the end state.
-        uintptr_t pc = rt.code_base() + rt.table().insns[armed_k];
-        std::vector<Event> evs = rt.events().Snapshot();
         bool found = false;
-        for (size_t i = seen_events; i < evs.size(); i++) {
-          const Event& e = evs[i];
-          if (e.pc != pc || (e.kind != Ev::kAsyncAccept && e.kind != Ev::kAsyncRefuse)) continue;
+        for (const Event& e : rt.events().Snapshot()) {
+          if (e.pc != armed->pc || (e.kind != Ev::kAsyncAccept && e.kind != Ev::kAsyncRefuse)) continue;
           bool acc = e.kind == Ev::kAsyncAccept;
-          const FuncInfo* f = rt.table().Find("main.body");
-          if (!oracle::Agrees(NativePort().model, expect[armed_k], acc, pc, static_cast<uintptr_t>(e.arg), e.reason,
-                      rt.code_base() + harness::OpStart(rt.table(), armed_k), rt.code_base() + f->entry))
+          if (!oracle::Agrees(NativePort().model, armed->expect, acc, armed->pc, static_cast<uintptr_t>(e.arg), e.reason,
+                              armed->op_start, armed->entry))
             c.disagreements++;
           c.accepted += acc;
           found = true;
         }
         if (found) c.preemptions++;
         rt.events().Clear();
-        seen_events = 0;
         for (int i = 0; i < ir::kPortableRegs; i++) c.state_diffs += rt.global(20 + i) != want[i];
         rt.set_global(5, 0);  // atomic_add's target: every body run starts from the same memory
         if (c.preemptions >= n) {
@@ -192,25 +194,54 @@ Checked FullyChecked(int n) {
   return c;
 }
 
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 }  // namespace
 }  // namespace safepoint
 
+// async_bench [N [ROUNDS]]: ROUNDS rounds (default 5), each N bare round
+// trips then N fully checked preemptions; every round's ratio is taken
+// within the round (the machine's load moves both), and the medians printed.
 int main(int argc, char** argv) {
   using namespace safepoint;
   int n = argc > 1 ? atoi(argv[1]) : 20000;
   if (n < 100) n = 100;
+  int rounds = argc > 2 ? atoi(argv[2]) : 5;
+  if (rounds < 1) rounds = 1;
   const char* emu = getenv("SAFEPOINT_EMULATOR");
-  printf("async_bench: port %s, %s\n", std::string(NativePort().name).c_str(), emu && *emu ? emu : "native");
+  printf("async_bench: port %s, %s; %d rounds of %d\n", std::string(NativePort().name).c_str(),
+         emu && *emu ? emu : "native", rounds, n);
   if (!NativePort().async_preemption()) {
     printf("  port declares asynchronous preemption missing: nothing to measure\n");
     return 0;
   }
-  double ceiling = CeilingPerSecond(n);
-  Checked c = FullyChecked(n);
-  double rate = c.secs > 0 ? c.preemptions / c.secs : 0;
-  printf("  bare trap + SIGURG round trips (ceiling)   %10.0f /s\n", ceiling);
-  printf("  armed preemptions, fully checked           %10.0f /s  (%.2f of the ceiling; %ld checked, %ld accepted)\n",
-         rate, rate / ceiling, c.preemptions, c.accepted);
-  printf("  disagreements with the oracle %ld, end-state differences %ld\n", c.disagreements, c.state_diffs);
-  return c.disagreements || c.state_diffs ? 1 : 0;
+  std::vector<double> ceilings, rates, ratios;
+  long checked = 0, accepted = 0, disagreements = 0, state_diffs = 0;
+  for (int r = 0; r < rounds; r++) {
+    double ceiling = CeilingPerSecond(n);
+    Checked c = FullyChecked(n);
+    double rate = c.secs > 0 ? c.preemptions / c.secs : 0;
+    ceilings.push_back(ceiling);
+    rates.push_back(rate);
+    ratios.push_back(ceiling > 0 ? rate / ceiling : 0);
+    checked += c.preemptions, accepted += c.accepted, disagreements += c.disagreements, state_diffs += c.state_diffs;
+  }
+  auto range = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    char b[64];
+    snprintf(b, sizeof b, "%.0f..%.0f", v.front(), v.back());
+    return std::string(b);
+  };
+  printf("  bare trap + SIGURG round trips (ceiling)   %10.0f /s median (%s)\n", Median(ceilings), range(ceilings).c_str());
+  printf("  armed preemptions, fully checked           %10.0f /s median (%s); %ld checked, %ld accepted\n",
+         Median(rates), range(rates).c_str(), checked, accepted);
+  std::sort(ratios.begin(), ratios.end());
+  printf("  ratio to the ceiling, per round            %10.2f median (%.2f..%.2f)\n", Median(ratios), ratios.front(),
+         ratios.back());
+  printf("  disagreements with the oracle %ld, end-state differences %ld\n", disagreements, state_diffs);
+  return disagreements || state_diffs ? 1 : 0;
 }

@@ -36,8 +36,11 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   // may be running this code (GOMAXPROCS > 1). A page made RW without X
   // for the write faulted them (found by //fuzz:preempt_fuzz on loong64:
   // "SIGSEGV in goroutine 1: pc=main.main+0x30 addr=<that pc>").
-  if (mprotect(mem_, mapped_, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
   char* p = static_cast<char*>(mem_) + offset;
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  char* lo = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(p) & ~(page - 1));
+  size_t len = static_cast<size_t>((reinterpret_cast<uintptr_t>(p + n) + page - 1) / page * page - reinterpret_cast<uintptr_t>(lo));
+  if (mprotect(lo, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
   if (n == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
     // One aligned store: a thread fetching the instruction sees the old
     // one or the new one, never half of each.
@@ -47,7 +50,7 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   } else {
     for (size_t i = 0; i < n; i++) p[i] = static_cast<char>(bytes[i]);  // no libc call: signal-safe
   }
-  if (mprotect(mem_, mapped_, PROT_READ | PROT_EXEC) != 0) return false;
+  if (mprotect(lo, len, PROT_READ | PROT_EXEC) != 0) return false;
   __builtin___clear_cache(p, p + n);
   return true;
 }

@@ -33,9 +33,10 @@ class CodePage {
     return reinterpret_cast<F>(base() + offset);
   }
 
-  // Writes n bytes at offset (within the code): the page is made writable
-  // for the duration and stays executable (other threads may be running
-  // it), then read-execute again; false if a system call failed.
+  // Writes n bytes at offset (within the code): the pages they are on (only
+  // those) are made writable for the duration and stay executable (other
+  // threads may be running them), then read-execute again; false if a
+  // system call failed.
   bool Patch(uint32_t offset, const uint8_t* bytes, size_t n);
   // Copies n bytes at offset out, for restoring later.
   void Read(uint32_t offset, uint8_t* out, size_t n) const;

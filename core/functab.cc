@@ -3,9 +3,17 @@
 namespace safepoint {
 
 const FuncInfo* FuncTable::Find(uint32_t off) const {
-  for (const FuncInfo& f : funcs)
-    if (off >= f.entry && off < f.end) return &f;
-  return nullptr;
+  // Functions are laid out in order (the emitter's), so a binary search by
+  // entry finds the one that may contain off: findfunc runs in the signal
+  // handler and on every frame of a stack walk.
+  size_t lo = 0, hi = funcs.size();
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (funcs[mid].entry <= off) lo = mid + 1; else hi = mid;
+  }
+  if (lo == 0) return nullptr;
+  const FuncInfo& f = funcs[lo - 1];
+  return off < f.end ? &f : nullptr;
 }
 
 const FuncInfo* FuncTable::Find(const std::string& name) const {

@@ -1,5 +1,7 @@
 #include "oracle/decision.h"
 
+#include <cstring>
+
 namespace safepoint::oracle {
 
 const char* RuleName(Rule r) {
@@ -124,7 +126,7 @@ Expect Decide(const PortModel& port, const State& state, const Position& pos) {
 
 bool Agrees(const PortModel& port, const Expect& x, bool accepted, uintptr_t pc, uintptr_t resume, Reason reason, uintptr_t op_start,
             uintptr_t entry) {
-  if (!accepted) return x.verdict == Verdict::kRefuse && std::string(ReasonName(reason)) == RuleName(x.rule);
+  if (!accepted) return x.verdict == Verdict::kRefuse && strcmp(ReasonName(reason), RuleName(x.rule)) == 0;
   switch (x.verdict) {
     case Verdict::kAccept:
       return resume == pc;

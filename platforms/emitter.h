@@ -40,6 +40,13 @@ struct EmitEnv {
   // The port being emitted for: its declared branch reach is checked before
   // any branch is resolved (nullptr: only the Lowerer's own encoding checks).
   const PortInfo* port = nullptr;
+  // When not 0, every function starts on a boundary of this many bytes
+  // (the code page's page size), and the service stubs on the next one,
+  // the padding filled with the port's breakpoint. Arming one function
+  // then rewrites only its own pages: under QEMU, whose translations of a
+  // page are thrown away when the page is made writable, the rest of the
+  // program (its loop, the stubs) stays translated. The runtime sets it.
+  uint32_t isolate = 0;
 };
 
 // Machine code under construction: bytes, instruction boundaries, labels.
@@ -64,6 +71,11 @@ class Asm {
     U32(w);
   }
   uint32_t pos() const { return static_cast<uint32_t>(code_.size()); }
+  // Pads to a multiple of `align` bytes with `fill` repeated (a trap: no
+  // instruction boundary is recorded in the padding).
+  void PadTo(uint32_t align, const std::vector<uint8_t>& fill) {
+    while (pos() % align != 0) Byte(fill.empty() ? 0 : fill[pos() % fill.size()]);
+  }
   uint32_t Read32(uint32_t at) const {
     return code_[at] | code_[at + 1] << 8 | code_[at + 2] << 16 | uint32_t(code_[at + 3]) << 24;
   }

@@ -198,6 +198,7 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   env.wbflag = reinterpret_cast<uint64_t>(&data_->wbflag);
   for (size_t i = 0; i < kServiceEntries.size(); i++) env.service_fn[i] = reinterpret_cast<uint64_t>(kServiceEntries[i]);
   env.port = &NativePort();
+  env.isolate = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
   xstate_tier_ = ChooseXTier();  // vfill and vdump reach the tier asyncPreempt saves
   env.xtier = xstate_tier_;
   std::unique_ptr<Lowerer> low = NewLowerer(NativePort().name);

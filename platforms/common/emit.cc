@@ -58,6 +58,7 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     if (f.restart_at_entry) info.flags |= kFuncRestartAtEntry;
     if (!ctx.check) info.flags |= kFuncNoCheck;
 
+    if (env.isolate) a.PadTo(env.isolate, env.port ? env.port->breakpoint : std::vector<uint8_t>{});
     a.Bind(ctx.entry_label);
     info.entry = a.pos();
     if (ctx.check) {
@@ -148,6 +149,7 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
   }
 
   // Service stubs: runtime package, assembly, nosplit (as Go's are).
+  if (env.isolate) a.PadTo(env.isolate, env.port ? env.port->breakpoint : std::vector<uint8_t>{});
   for (int s = 0; s < static_cast<int>(ir::Service::kCount); s++) {
     FuncInfo info;
     info.name = ir::ServiceSymbol(static_cast<ir::Service>(s));
