@@ -99,6 +99,32 @@ TEST(Sweep, CollectionCatchesAScanSkippingTheOutgoingArgs) {
   printf("caught: %s\n", r.Summary().c_str());
 }
 
+// The protocol oracle (oracle/protocol.h) in the judged sweep: a request
+// that execute leaves set preempts again at the next re-armed prologue with
+// nobody asking; a stack shrunk while its goroutine is stopped at an
+// asynchronous safe point.
+TEST(Sweep, CatchesALiveRequest) {
+  RuntimeOptions ro;
+  ro.mutations.live_request = true;
+  SweepResult r = RunSweep(ro);
+  EXPECT_GT(r.protocol_violations, 0u) << r.Summary();
+  for (const std::string& f : r.failures)
+    EXPECT_NE(f.find("a preemption without a request"), std::string::npos) << f;
+  printf("caught: %s\n", r.Summary().c_str());
+}
+
+TEST(Sweep, CollectionCatchesAShrinkAtAnAsynchronousSafePoint) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutations.shrink_at_async = true;
+  SweepResult r = RunHeapSweep(ro);
+  EXPECT_GT(r.protocol_violations, 0u) << r.Summary();
+  bool shrink = false;
+  for (const std::string& f : r.failures) shrink = shrink || f.find("a stack shrunk at an asynchronous safe point") != std::string::npos;
+  EXPECT_TRUE(shrink) << r.Summary();
+  printf("caught: %s\n", r.Summary().c_str());
+}
+
 TEST(Sweep, UnderRuntimesecretSecretRegionsAreRefused) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;
