@@ -288,17 +288,23 @@ std::string ReplayVerdict(const oracle::Case& c, std::string* detail) {
   return r.judgement.Headline();
 }
 
-// Runs this binary again as `prefix... exe repro --times=N --no-triage FILE`
-// and returns its exit status (-1: could not run it, or it took too long).
-int ReplayElsewhere(const std::vector<std::string>& prefix, const std::string& file, const std::string& mutate,
-                    int times) {
+// Runs this binary again as `prefix... exe repro [--mutate=M] --times=N
+// --no-triage FILE` (repro's file and mutation) and returns its exit status
+// (-1: could not run it, or it took too long).
+int ReplayElsewhere(const std::vector<std::string>& prefix, const CommandLine& repro, int times) {
   std::string exe = SelfExe();
   if (exe.empty()) return -1;
   std::vector<std::string> argv = prefix;
   argv.push_back(exe);
-  for (const std::string& a : std::vector<std::string>{"repro", "--no-triage", "--times=" + std::to_string(times), file})
-    argv.push_back(a);
-  if (!mutate.empty()) argv.push_back("--mutate=" + mutate);
+  CommandLine again;
+  again.action = harness::Action::kRun;
+  again.cmd = "repro";
+  again.args = repro.args;
+  again.mutate = repro.mutate;
+  again.mutation = repro.mutation;
+  again.times = times;
+  again.no_triage = true;
+  for (const std::string& a : harness::RenderCommandLine(again)) argv.push_back(a);
   ChildExit c = RunChild(argv, {}, {"SAFEPOINT_EMULATOR"}, true, 600'000'000'000LL);
   if (!c.started || c.timed_out) return -1;
   return WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1;
@@ -314,7 +320,6 @@ int Repro(const CommandLine& cl, const harness::FlagError* late) {
   if (!oracle::DecodeCase(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &c, &err))
     return Bad(args[0] + ": not a preemption case: " + err);
   if (late) return Bad(late->message);
-  const std::string& m = cl.mutate;
   if (cl.mutation) cl.mutation->apply(c.opts.mutations);
   if (cl.show) {
     printf("# settings 0x%02x (asyncpreemptoff=%d runtimesecret=%d simd=%d xstate-scan=%s collect=%d gomaxprocs=%d), "
@@ -351,12 +356,12 @@ int Repro(const CommandLine& cl, const harness::FlagError* late) {
       how = "natively (no emulator involved)";
     } else if (host == NativePort().uname_machine) {
       how = "natively, without QEMU";
-      status = ReplayElsewhere({}, args[0], m, 10);
+      status = ReplayElsewhere({}, cl, 10);
     } else {
       how = "under " + emu[0] + " -one-insn-per-tb";
       std::vector<std::string> alt = emu;
       alt.insert(alt.begin() + 1, "-one-insn-per-tb");
-      status = ReplayElsewhere(alt, args[0], m, 10);
+      status = ReplayElsewhere(alt, cl, 10);
     }
     if (emu.empty())
       printf("triage: ran %s: a runtime (or harness) bug\n", how.c_str());
