@@ -11,6 +11,8 @@
 //   SAFEPOINT_EXECUTORS="arm64=/path/to/verdict_executor,loong64=...,..."
 //   SAFEPOINT_RUNNER=/checkout/platforms/toolchains/run
 //   SAFEPOINT_DIFF_TIMEOUT=120   (seconds an executor may take per request)
+//   SAFEPOINT_DIFF_VERBOSE=1     (one line per probed operation: each port's
+//                                 expectation and verdict)
 //
 // The input, byte by byte (a short input reads zeros past its end):
 //   0      settings: bit 0 GOEXPERIMENT=runtimesecret; bits 1-7 must be 0
@@ -92,6 +94,7 @@ std::vector<Executor> g_execs;
 std::string g_runner;
 int g_request_ms = 120000;
 int g_hello_ms = 120000;
+bool g_verbose = false;
 
 [[noreturn]] void Die(const std::string& why) {
   fprintf(stderr, "differential_fuzz: %s\n", why.c_str());
@@ -236,6 +239,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     if (s <= 0 || s > 3600) Die("SAFEPOINT_DIFF_TIMEOUT=" + std::string(t) + ": seconds in 1..3600");
     g_request_ms = g_hello_ms = s * 1000;
   }
+  if (const char* v = getenv("SAFEPOINT_DIFF_VERBOSE")) g_verbose = *v && strcmp(v, "0") != 0;
   const char* spec = getenv("SAFEPOINT_EXECUTORS");
   if (spec == nullptr || !*spec) {
     fprintf(stderr,
@@ -358,11 +362,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::map<std::string, std::vector<const Answer*>> groups;  // expected class -> ports
     for (const Answer* a : ok) {
       const ProbeResult& r = a->resp.probes[i];
-      actual_vec += ActualClass(r) + ";";
-      expect_vec += ExpectedClass(r) + ";";
+      actual_vec += a->label + "=" + ActualClass(r) + " ";
+      expect_vec += a->label + "=" + ExpectedClass(r) + " ";
       if (r.actual == Outcome::kNotEmitted) continue;
       groups[ExpectedClass(r)].push_back(a);
     }
+    if (g_verbose)
+      fprintf(stderr, "differential_fuzz: %s at %s+op%d: expected %s got %s\n", OpKindName(*op.insn),
+              prog.funcs[op.fn].name.c_str(), op.index, expect_vec.c_str(), actual_vec.c_str());
     Feature(1, kind, Hash(actual_vec));                 // operation kind x verdicts across ports
     if (groups.size() > 1) Feature(2, kind, Hash(expect_vec));  // a declared difference
     Feature(3, q.settings, groups.size());
