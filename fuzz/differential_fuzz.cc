@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "core/ir.h"
+#include "fuzz/extra_counters.h"
 #include "fuzz/verdict_probe.h"
 #include "fuzz/verdict_protocol.h"
 #include "harness/generator.h"
@@ -73,16 +74,7 @@ using safepoint::oracle::Verdict;
 constexpr size_t kInputHeader = 18;
 constexpr int kMaxProbesPerInput = 8;
 
-// --- extra counters --------------------------------------------------------
-constexpr size_t kFeatures = 1 << 12;
-__attribute__((used, section("__libfuzzer_extra_counters"))) uint8_t g_features[kFeatures];
-
-void Feature(uint64_t a, uint64_t b = 0, uint64_t c = 0) {
-  uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (c * 0x165667B19E3779F9ull);
-  h ^= h >> 29;
-  uint8_t& slot = g_features[h % kFeatures];
-  if (slot < 255) slot++;
-}
+using safepoint::fuzz::Feature;
 
 // --- the executors ---------------------------------------------------------
 struct Executor {

@@ -11,6 +11,10 @@
 // the harness prints goes to standard error. Exit status: 0 at end of file,
 // 3 after a header that is no request frame, 1 when standard output is
 // gone.
+//
+// SAFEPOINT_EXECUTOR_EXIT_EVERY=N (a test of the driver's recovery): the
+// executor exits abruptly, unanswered, at every N-th request it reads, as
+// a crashed run would make it.
 #include <unistd.h>
 
 #include <cstdio>
@@ -38,5 +42,10 @@ int main(int argc, char** argv) {
   const char* config = getenv("SAFEPOINT_CONFIG");
   std::string hello = safepoint::verdict::EncodeHello(safepoint::NativePort().name, config ? config : "");
   if (!safepoint::verdict::WriteFull(out, hello.data(), hello.size())) return 1;
-  return safepoint::verdict::Serve(STDIN_FILENO, out, safepoint::verdict::ProbeOnNativePort);
+  long every = 0, seen = 0;
+  if (const char* e = getenv("SAFEPOINT_EXECUTOR_EXIT_EVERY")) every = atol(e);
+  return safepoint::verdict::Serve(STDIN_FILENO, out, [&](const safepoint::verdict::ProbeRequest& q) {
+    if (every > 0 && ++seen % every == 0) _exit(9);
+    return safepoint::verdict::ProbeOnNativePort(q);
+  });
 }
