@@ -20,6 +20,11 @@
 #   --mode        Bazel's compilation mode (default opt: about three times
 #                 the exec/s of fastbuild)
 #
+# Not among them: the cross-port differential fuzzer (//fuzz:differential_fuzz,
+# a cc_binary), which needs a verdict executor per emulated port (named in
+# SAFEPOINT_EXECUTORS); ci/differential.sh --time=SECONDS builds them and
+# runs it (fuzz-nightly.yml's `differential` job).
+#
 # Each target runs through the one runner (platforms/toolchains/run), so an
 # emulated config fuzzes under its QEMU, with libFuzzer's -fork=1
 # -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=T and

@@ -4,10 +4,13 @@
 # 10, then prints a summary per config and a last line "N passed, N failed"
 # that counts GoogleTest cases. A whole run (every config, //...) also runs
 # the README's commands from another directory (ci/readme_test.sh), each
-# counted as a case.
+# counted as a case. A run of //... that includes the host's native config
+# and an emulated one also runs the cross-port differential fuzzer's fixed
+# campaign (ci/differential.sh), counted as one case; --differential=on runs
+# it whatever the targets, =off never.
 #
 #   ci/test.sh [--arch=amd64,arm64,...] [--matrix] [--targets='//a/... //b:c']
-#              [--logs=DIR] [-- extra bazel test flags]
+#              [--logs=DIR] [--differential=auto|on|off] [-- extra bazel test flags]
 #
 # Runs ci/setup.sh first when the tools are missing. Logs: DIR/<config>/
 # (default logs/ in the checkout): bazel.log, the testlogs tree, targets.txt.
@@ -22,6 +25,7 @@ configs=("${VALID[@]}")
 targets=("//...")
 matrix=
 logs="$top/logs"
+differential=auto
 extra=()
 
 die() { echo "ci/test.sh: $*" >&2; exit 2; }
@@ -36,7 +40,8 @@ while [ $# -gt 0 ]; do
     --targets=*) read -r -a targets <<<"${1#--targets=}" ;;
     --logs=*) logs=${1#--logs=} ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --differential=auto|--differential=on|--differential=off) differential=${1#--differential=} ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) die "unknown flag '$1' (see --help)" ;;
   esac
   shift
@@ -79,6 +84,31 @@ if [ "${targets[*]}" = "//..." ] && [ "${#configs[@]}" = "${#VALID[@]}" ]; then
   bash "$here/readme_test.sh" --logs="$logs"
   echo "   $(( $(date +%s) - t0 )) s"
   summarized+=(readme)
+fi
+# The differential fuzzer: the host's native config against one emulated
+# config per other port, among the configs of this run.
+has_native=
+diff_execs=()
+for c in "${configs[@]}"; do
+  p=$(sp_config_port "$c"); sp_port_env "$p"
+  if [ "$P_UNAME_MACHINE" = "$(uname -m)" ]; then
+    [ "$(sp_config_mode "$c")" = native ] && ! sp_config_sanitized "$c" && has_native=1
+  elif [ "$(sp_config_mode "$c")" = qemu ] && [[ " ${diff_execs[*]} " != *" $c "* ]]; then
+    seen=; for e in "${diff_execs[@]}"; do [ "$(sp_config_port "$e")" = "$p" ] && seen=1; done
+    [ -n "$seen" ] || diff_execs+=("$c")
+  fi
+done
+if [ "$differential" = on ] || { [ "$differential" = auto ] && [ "${targets[*]}" = "//..." ] && [ -n "$has_native" ] &&
+                                 [ ${#diff_execs[@]} -gt 0 ]; }; then
+  t0=$(date +%s)
+  echo "== the differential fuzzer (ci/differential.sh)"
+  dargs=(--logs="$logs")
+  [ ${#diff_execs[@]} -gt 0 ] && dargs+=(--configs="$(IFS=,; echo "${diff_execs[*]}")")
+  bash "$here/differential.sh" "${dargs[@]}" -- "${extra[@]}" 2>&1 | sed 's/^/   /'
+  [ -f "$logs/differential/targets.txt" ] || {
+    mkdir -p "$logs/differential"; echo "//differential:campaign FAILED" >"$logs/differential/targets.txt"; }
+  echo "   $(( $(date +%s) - t0 )) s"
+  summarized+=(differential)
 fi
 echo
 echo "== summary ($(( $(date +%s) - start )) s; logs in $logs)"
