@@ -8,6 +8,8 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
   struct PerG {
     bool requested = false;    // a request raised since it last started running
     bool async_stopped = false;  // off its M at an asynchronous safe point
+    bool stop_requested = false;  // suspendG asked it to stop while it ran
+    bool must_park = false;       // preempted with that request: preemptPark comes next
   };
   std::map<int64_t, PerG> gs;
   auto at = [](const Event& e) {
@@ -18,16 +20,29 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
     switch (e.kind) {
       case Ev::kRequest:
         g.requested = true;
+        if (e.source == Source::kSuspendG) g.stop_requested = true;
         break;
       case Ev::kPreemptSync:
       case Ev::kPreemptAsync:
         if (!g.requested) return {"a preemption without a request", at(e) + ": no request since it last ran"};
         g.requested = false;
         if (e.kind == Ev::kPreemptAsync) g.async_stopped = true;
+        if (g.stop_requested) g.must_park = true;
         break;
+      case Ev::kPreemptPark:
+        g.must_park = g.stop_requested = false;
+        break;
+      case Ev::kSuspend:
+      case Ev::kSuspendGiveUp:
       case Ev::kResume:
-        g.requested = false;  // execute uses the request up
-        g.async_stopped = false;
+        if (g.must_park)
+          return {"suspendG's request ended without a park",
+                  at(e) + ": preempted while suspendG asked it to stop, and not parked in preemptPark"};
+        g.stop_requested = false;  // claimed, withdrawn, or running again
+        if (e.kind == Ev::kResume) {
+          g.requested = false;  // execute uses the request up
+          g.async_stopped = false;
+        }
         break;
       case Ev::kShrink:
         if (g.async_stopped)

@@ -12,6 +12,11 @@
 //     its top two frames have no stack map, so shrinkstack must not copy
 //     its stack (isShrinkStackSafe); the shrink waits for the next
 //     synchronous safe point.
+//   - suspendG's request ends in a park. A goroutine that suspendG asked
+//     to stop while it ran (preemptStop) and that is then preempted parks
+//     in _Gpreempted (preemptPark) for suspendG to claim; it is not put
+//     back on a run queue. A request suspendG withdrew (it found the
+//     goroutine stopped some other way, or gave up) asks nothing more.
 #ifndef SAFEPOINT_ORACLE_PROTOCOL_H_
 #define SAFEPOINT_ORACLE_PROTOCOL_H_
 
