@@ -94,7 +94,7 @@ ProbeResult Probe(const ir::Program& prog, const harness::RuntimeFactory& make, 
 
 }  // namespace
 
-ProbeResponse ProbeOnNativePort(const ProbeRequest& q) {
+ProbeResponse ProbeOnNativePort(const ProbeRequest& q, void (*mutate)(RuntimeMutations&)) {
   ProbeResponse resp;
   ir::Program prog;
   std::string err;
@@ -114,7 +114,9 @@ ProbeResponse ProbeOnNativePort(const ProbeRequest& q) {
       resp.message = "operation " + std::to_string(op) + " of a program of " + std::to_string(total);
       return resp;
     }
-  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(OptionsFor(q.settings));
+  RuntimeOptions opts = OptionsFor(q.settings);
+  if (mutate) mutate(opts.mutations);
+  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(opts);
   auto key = std::make_pair(q.program, q.settings);
   std::shared_ptr<const Prepared> p;
   if (auto it = Cache().find(key); it != Cache().end()) p = it->second;
