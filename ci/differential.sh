@@ -12,7 +12,7 @@
 #   --configs     the executors' configs, comma-separated (default: for every
 #                 port that is not the host's, its first QEMU config)
 #   --runs        the suite's fixed campaign: -seed=1 -runs=N from the
-#                 checked-in corpus fuzz/corpus/differential (default 120,
+#                 checked-in corpus fuzz/corpus/differential (default 200,
 #                 about a minute on a quiet 2-core machine)
 #   --time        a long run instead: -max_total_time=SECONDS from a random
 #                 seed, new inputs kept in --corpus-dir (default
@@ -42,7 +42,7 @@ die() { echo "ci/differential.sh: $*" >&2; exit 2; }
 say() { echo "differential: $*"; }
 
 configs=
-runs=120
+runs=200
 budget=
 corpus_dir=
 out=
