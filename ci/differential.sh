@@ -115,7 +115,6 @@ out=$(cd "$out" && pwd)
 log="$out/differential.log"
 : >"$log"
 
-status=ok
 result() {  # result STATUS MESSAGE: the test.xml and targets.txt for ci/summarize.py
   [ -n "$logs" ] || return 0
   local d="$logs/differential" name msg
