@@ -387,6 +387,13 @@ TEST(Command, BadInputIsRefusedWithStatus2) {
       {{"repro", "--times=0", "seed.bin"}, "--times=0"},
       {{"repro", "--mutate=frob", "seed.bin"}, "unknown"},
       {{"run", "--xstate-scan=go1.25", "cb.sp"}, "--xstate-scan=go1.25"},
+      // Two things wrong: run checks its flags before its file; sweep and
+      // repro read their input before --mutate (and sweep before the rest).
+      {{"run", "--gomaxprocs=0", "missing.sp"}, "--gomaxprocs=0"},
+      {{"sweep", "--program=missing.sp", "--mutate=frob"}, "cannot read missing.sp"},
+      {{"sweep", "--program=missing.sp", "--xstate-scan=go1.25"}, "cannot read missing.sp"},
+      {{"repro", "--mutate=frob", "reserved.bin"}, "not a preemption case"},
+      {{"repro", "--times=0", "missing.bin"}, "--times=0"},
   };
   for (const Case& c : cases) {
     std::string line;

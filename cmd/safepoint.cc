@@ -46,6 +46,7 @@
 
 #include "cmd/report.h"
 #include "harness/experiment.h"
+#include "harness/flags.h"
 #include "oracle/preempt_case.h"
 #include "oracle/rules.h"
 #include "harness/mutations.h"
@@ -57,69 +58,10 @@
 namespace safepoint {
 namespace {
 
-struct FlagDef {
-  const char* name;
-  const char* def;
-  const char* help;
-  bool boolean;
-};
-// Every flag, once: name, default, help.
-constexpr FlagDef kFlags[] = {
-    {"arch", "", "the config this binary must run as (a port, or a config of one: see platforms/PORTS)", false},
-    {"deadline", "1", "experiment: seconds a child may run before it counts as not preempted", false},
-    {"omit-stack-check", "", "experiment: the mutation with no stack-check prologues", true},
-    {"gomaxprocs", "1", "run: the number of Ps", false},
-    {"godebug", "", "run: the GODEBUG value", false},
-    {"events", "", "run: print every recorded event (time, M, P, G, event, reason, source, PC as function+offset and IR line)", true},
-    {"json", "", "run: print the report (globals, counts, with --events the events) as one JSON object", true},
-    {"program", "", "sweep: a program description file (default: the built-in program)", false},
-    {"runtimesecret", "", "sweep: run under GOEXPERIMENT=runtimesecret", true},
-    {"mutate", "", "sweep, repro: a mutation to show the sweep fails, or the one a fuzz campaign ran under (--mutate=list lists them)", false},
-    {"times", "100", "repro: replays of the input (each a fresh runtime)", false},
-    {"no-triage", "", "repro: no second opinion from another emulator configuration or natively", true},
-    {"show", "", "repro: print the case first: its settings and its program as text (save it to run it with safepoint run)", true},
-    {"max-failures", "20", "sweep: failures listed in detail (all are counted)", false},
-    {"collect", "", "sweep: a whole collection (and a stack shrink) at every accepted preemption, judged by the liveness oracle too; the built-in heap program unless --program", true},
-    {"xstate-scan", "go1.27", "run, sweep: whether the collector scans the saved vector registers: go1.27 (conservatively) or go1.26 (not at all)", false},
-    {"timeout", "0", "run, sweep: seconds before giving up with exit status 3 (0: none)", false},
-};
-
-// A flag applies to the subcommands its help names ("run: ...", "run,
-// sweep: ..."); --arch to all.
-bool FlagApplies(const FlagDef& d, const std::string& cmd) {
-  std::string h = d.help;
-  size_t colon = h.find(':');
-  if (std::string(d.name) == "arch" || colon == std::string::npos) return true;
-  std::string subs = h.substr(0, colon);
-  size_t at = subs.find(cmd);
-  return at != std::string::npos && (at + cmd.size() == subs.size() || subs[at + cmd.size()] == ',');
-}
-
-struct SubcommandDef {
-  const char* name;
-  const char* usage;
-  const char* help;
-};
-// Every subcommand, once: name, usage line, what it does.
-constexpr SubcommandDef kSubcommands[] = {
-    {"experiment", "safepoint experiment [--deadline=S] [--omit-stack-check]",
-     "the chapter's 9.7.1 experiment on this port: three loops that never yield, each in a child process\n"
-     "with GOMAXPROCS=1, with asyncpreemptoff=1 and without; prints the chapter's six lines"},
-    {"sweep", "safepoint sweep [--program=FILE] [--runtimesecret] [--mutate=M] [--collect] [--xstate-scan=V]",
-     "preempts at every instruction of every function, one at a time, by armed delivery; fails on any\n"
-     "disagreement with the decision oracle or any change of the program's end state; with --collect a\n"
-     "whole collection runs at every accepted preemption, and an object lost fails it too"},
-    {"run", "safepoint run [--gomaxprocs=N] [--godebug=S] [--events] [--json] FILE",
-     "runs a program description's main.main; prints its globals and what the runtime did, per goroutine\n"
-     "and in total (with --events every event; with --json all of it as one JSON object)"},
-    {"repro", "safepoint repro [--times=N] [--mutate=M] [--no-triage] [--show] FILE",
-     "replays a preemption fuzzer input (a crash artifact of fuzz/preempt_fuzz) N times on this port, judged\n"
-     "by every oracle: the same verdict every time, or it says how they differ; a failing case is replayed\n"
-     "natively (amd64 under QEMU) or under one-instruction translation blocks, to tell a runtime bug from the emulator's"},
-    {"rules", "safepoint rules", "lists the refusal rules of isAsyncSafePoint and canPreemptM, in the runtime's order,\n"
-     "with the chapter section that states each (the tests that check them: conformance/RULES.md)"},
-    {"help", "safepoint help | safepoint SUBCOMMAND --help", "prints this help"},
-};
+using harness::CommandLine;
+using harness::FlagDef;
+using harness::SubcommandDef;
+using harness::kFlags;
 
 int SubcommandUsage(const SubcommandDef& c) {
   printf("usage: %s [--arch=A]\n\n%s\n\nflags:\n", c.usage, c.help);
@@ -144,79 +86,9 @@ int Usage(FILE* f) {
   return f == stderr ? 2 : 0;
 }
 
-int cmd_pos_ = 1;  // argv index of the subcommand
-
 int Bad(const std::string& msg) {
   fprintf(stderr, "safepoint: %s\n", msg.c_str());
   return 2;
-}
-
-bool ParseFlags(int argc, char** argv, int start, const std::string& cmd, std::map<std::string, std::string>* flags,
-                std::vector<std::string>* args, std::string* err) {
-  for (const FlagDef& d : kFlags) (*flags)[d.name] = d.def;
-  for (int i = start; i < argc; i++) {
-    std::string a = argv[i];
-    if (i == cmd_pos_) continue;  // the subcommand itself
-    if (a.rfind("--", 0) != 0) {
-      args->push_back(a);
-      continue;
-    }
-    std::string name = a.substr(2), value;
-    size_t eq = name.find('=');
-    const FlagDef* def = nullptr;
-    std::string key = eq == std::string::npos ? name : name.substr(0, eq);
-    for (const FlagDef& d : kFlags)
-      if (key == d.name) def = &d;
-    if (!def) {
-      *err = "unknown flag --" + key + " (see safepoint help)";
-      return false;
-    }
-    if (!FlagApplies(*def, cmd)) {
-      *err = "--" + key + " does not apply to " + cmd + " (see safepoint " + cmd + " --help)";
-      return false;
-    }
-    if (def->boolean) {
-      if (eq != std::string::npos) {
-        *err = "--" + key + " takes no value";
-        return false;
-      }
-      value = "1";
-    } else {
-      if (eq == std::string::npos) {
-        *err = "--" + key + " needs a value (--" + key + "=...)";
-        return false;
-      }
-      value = name.substr(eq + 1);
-    }
-    (*flags)[key] = value;
-  }
-  return true;
-}
-
-bool CheckArch(const std::string& arch, std::string* err) {
-  if (arch.empty()) return true;
-  // A config of a port (amd64_qemu, say) is the port the runner says it is.
-  const char* config = getenv("SAFEPOINT_CONFIG");
-  const char* config_port = getenv("SAFEPOINT_ARCH");
-  std::string port = config && config_port && arch == config ? config_port : arch;
-  if (!FindPort(port)) {
-    *err = "unknown architecture '" + arch + "'; valid: " + PortNames() + " (and their configs)";
-    return false;
-  }
-  if (port != NativePort().name) {
-    *err = "this safepoint binary is built for " + std::string(NativePort().name) + ", not " + arch +
-           "; run ./safepoint --arch=" + arch + " (it builds with --config=" + arch + ")";
-    return false;
-  }
-  return true;
-}
-
-bool ParseNumber(const std::string& s, double lo, double hi, double* out) {
-  char* end = nullptr;
-  double v = strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || !(v >= lo && v <= hi)) return false;
-  *out = v;
-  return true;
 }
 
 // --- ending: --timeout and SIGINT -----------------------------------------
@@ -288,8 +160,7 @@ bool ReadBounded(const std::string& path, size_t limit, std::string* out, std::s
 }
 constexpr size_t kMaxProgramBytes = 1 << 20;
 
-int Rules(const std::vector<std::string>& args) {
-  if (!args.empty()) return Bad("rules takes no arguments");
+int Rules() {
   printf("%-16s %-13s %-6s %s\n", "rule", "chapter", "async", "refuses when");
   for (const oracle::RuleEntry& e : oracle::Catalogue())
     printf("%-16s %-13s %-6s %s\n", ReasonName(e.reason), e.section, e.async_reachable ? "yes" : "no", e.statement);
@@ -297,12 +168,10 @@ int Rules(const std::vector<std::string>& args) {
   return 0;
 }
 
-int Experiment(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
-  if (!args.empty()) return Bad("experiment takes no arguments");
+int Experiment(const CommandLine& cl) {
   ExperimentOptions opts;
-  if (!ParseNumber(flags.at("deadline"), 0.01, 600, &opts.deadline_s))
-    return Bad("--deadline=" + flags.at("deadline") + ": want seconds in [0.01, 600]");
-  opts.omit_stack_check = flags.at("omit-stack-check") == "1";
+  opts.deadline_s = cl.deadline_s;
+  opts.omit_stack_check = cl.omit_stack_check;
   std::vector<ExperimentRow> rows;
   std::string err;
   if (!RunExperiment(opts, &rows, &err)) {
@@ -313,27 +182,15 @@ int Experiment(const std::map<std::string, std::string>& flags, const std::vecto
   return 0;
 }
 
-bool ParseXStateScan(const std::string& v, XStateScan* out, std::string* err) {
-  if (v == "go1.27") return *out = XStateScan::kGo127, true;
-  if (v == "go1.26") return *out = XStateScan::kGo126, true;
-  *err = "--xstate-scan=" + v + ": want go1.26 or go1.27";
-  return false;
-}
-
-int Run(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
-  if (args.size() != 1) return Bad("run needs exactly one program file");
-  // Flags first, then the program, as Go's tools do.
-  double procs;
-  if (!ParseNumber(flags.at("gomaxprocs"), 1, 64, &procs) || procs != static_cast<int>(procs))
-    return Bad("--gomaxprocs=" + flags.at("gomaxprocs") + ": want an integer in [1, 64]");
+// The flags were checked first (harness/flags.h), then the program, as Go's
+// tools do.
+int Run(const CommandLine& cl) {
+  const std::vector<std::string>& args = cl.args;
   RuntimeOptions opts;
-  opts.settings.gomaxprocs = static_cast<int>(procs);
-  opts.settings.godebug = flags.at("godebug");
-  Debug d;
-  std::string err;
-  if (!ParseGodebug(opts.settings.godebug, &d, &err)) return Bad(err);
-  if (!ParseXStateScan(flags.at("xstate-scan"), &opts.settings.xstate_scan, &err)) return Bad(err);
-  std::string text;
+  opts.settings.gomaxprocs = cl.gomaxprocs;
+  opts.settings.godebug = cl.godebug;
+  opts.settings.xstate_scan = cl.xstate_scan;
+  std::string text, err;
   if (!ReadBounded(args[0], kMaxProgramBytes, &text, &err)) return Bad(err);
   ir::Program prog;
   if (!ir::ParseProgram(text, &prog, &err)) return Bad(args[0] + ":" + err);
@@ -347,9 +204,9 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
   bool ok = rt.Run("main.main", &err);
   cmd::RunReport report = cmd::BuildReport(rt, prog, ok, err);
   report.program = args[0];
-  report.gomaxprocs = static_cast<int>(procs);
-  report.with_events = flags.at("events") == "1";
-  if (flags.at("json") == "1") {
+  report.gomaxprocs = cl.gomaxprocs;
+  report.with_events = cl.events;
+  if (cl.json) {
     cmd::PrintJson(report, stdout);
   } else {
     cmd::PrintText(report, stdout);
@@ -366,24 +223,21 @@ int Run(const std::map<std::string, std::string>& flags, const std::vector<std::
   return 0;
 }
 
-int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
-  if (!args.empty()) return Bad("sweep takes no arguments (use --program=FILE)");
+// `late`: a refusal the parse made that is reported after --program is read
+// (nullptr: none).
+int SweepCmd(const CommandLine& cl, const harness::FlagError* late) {
   oracle::SweepOptions opts;
   std::string err;
-  if (!flags.at("program").empty() && !ReadBounded(flags.at("program"), kMaxProgramBytes, &opts.program, &err))
-    return Bad(err);
-  opts.runtime.experiments.runtimesecret = flags.at("runtimesecret") == "1";
-  if (!ParseXStateScan(flags.at("xstate-scan"), &opts.runtime.settings.xstate_scan, &err)) return Bad(err);
-  if (flags.at("collect") == "1") {
+  if (!cl.program.empty() && !ReadBounded(cl.program, kMaxProgramBytes, &opts.program, &err)) return Bad(err);
+  if (late) return Bad(late->message);
+  opts.runtime.experiments.runtimesecret = cl.runtimesecret;
+  opts.runtime.settings.xstate_scan = cl.xstate_scan;
+  if (cl.collect) {
     if (opts.program.empty()) opts.program = harness::BuiltinHeapSweepProgram();
     harness::CollectAtEveryPreemption(&opts.runtime);
   }
-  double maxf;
-  if (!ParseNumber(flags.at("max-failures"), 0, 1e9, &maxf) || maxf != static_cast<size_t>(maxf))
-    return Bad("--max-failures=" + flags.at("max-failures") + ": want a count");
-  opts.max_failures = static_cast<size_t>(maxf);
-  const std::string& m = flags.at("mutate");
-  if (m == "list") {
+  opts.max_failures = cl.max_failures;
+  if (cl.mutate == "list") {
     printf("mutations on port %s (each caught by the named test on every port it applies to):\n",
            std::string(NativePort().name).c_str());
     for (const harness::MutationDef& d : harness::Mutations()) {
@@ -393,14 +247,8 @@ int SweepCmd(const std::map<std::string, std::string>& flags, const std::vector<
     }
     return 0;
   }
-  const harness::MutationDef* mutation = nullptr;
-  if (!m.empty()) {
-    mutation = harness::FindMutation(m);
-    if (!mutation) return Bad("--mutate=" + m + ": unknown (--mutate=list lists them)");
-    std::string why = harness::MutationInapplicable(*mutation, NativePort());
-    if (!why.empty()) return Bad("--mutate=" + m + " does not apply: " + why);
-    mutation->apply(opts.runtime.mutations);
-  }
+  const harness::MutationDef* mutation = cl.mutation;
+  if (mutation) mutation->apply(opts.runtime.mutations);
   // Progress on long runs, on stderr when it is a terminal or every 10 s.
   int64_t start = MonotonicNanos(), last = start;
   opts.proceed = [&](size_t done, size_t total) {
@@ -440,41 +288,40 @@ std::string ReplayVerdict(const oracle::Case& c, std::string* detail) {
   return r.judgement.Headline();
 }
 
-// Runs this binary again as `prefix... exe repro --times=N --no-triage FILE`
-// and returns its exit status (-1: could not run it, or it took too long).
-int ReplayElsewhere(const std::vector<std::string>& prefix, const std::string& file, const std::string& mutate,
-                    int times) {
+// Runs this binary again as `prefix... exe repro [--mutate=M] --times=N
+// --no-triage FILE` (repro's file and mutation) and returns its exit status
+// (-1: could not run it, or it took too long).
+int ReplayElsewhere(const std::vector<std::string>& prefix, const CommandLine& repro, int times) {
   std::string exe = SelfExe();
   if (exe.empty()) return -1;
   std::vector<std::string> argv = prefix;
   argv.push_back(exe);
-  for (const std::string& a : std::vector<std::string>{"repro", "--no-triage", "--times=" + std::to_string(times), file})
-    argv.push_back(a);
-  if (!mutate.empty()) argv.push_back("--mutate=" + mutate);
+  CommandLine again;
+  again.action = harness::Action::kRun;
+  again.cmd = "repro";
+  again.args = repro.args;
+  again.mutate = repro.mutate;
+  again.mutation = repro.mutation;
+  again.times = times;
+  again.no_triage = true;
+  for (const std::string& a : harness::RenderCommandLine(again)) argv.push_back(a);
   ChildExit c = RunChild(argv, {}, {"SAFEPOINT_EMULATOR"}, true, 600'000'000'000LL);
   if (!c.started || c.timed_out) return -1;
   return WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1;
 }
 
-int Repro(const std::map<std::string, std::string>& flags, const std::vector<std::string>& args) {
-  if (args.size() != 1) return Bad("repro needs exactly one input file (a fuzz/preempt_fuzz crash artifact)");
-  double times;
-  if (!ParseNumber(flags.at("times"), 1, 100000, &times) || times != static_cast<int>(times))
-    return Bad("--times=" + flags.at("times") + ": want a count in [1, 100000]");
+// `late`: a refusal the parse made that is reported after the case is read
+// and decoded (nullptr: none).
+int Repro(const CommandLine& cl, const harness::FlagError* late) {
+  const std::vector<std::string>& args = cl.args;
   std::string bytes, err;
   if (!ReadBounded(args[0], 1 << 20, &bytes, &err)) return Bad(err);
   oracle::Case c;
   if (!oracle::DecodeCase(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &c, &err))
     return Bad(args[0] + ": not a preemption case: " + err);
-  const std::string& m = flags.at("mutate");
-  if (!m.empty()) {
-    const harness::MutationDef* mutation = harness::FindMutation(m);
-    if (!mutation) return Bad("--mutate=" + m + ": unknown (safepoint sweep --mutate=list lists them)");
-    std::string why = harness::MutationInapplicable(*mutation, NativePort());
-    if (!why.empty()) return Bad("--mutate=" + m + " does not apply: " + why);
-    mutation->apply(c.opts.mutations);
-  }
-  if (flags.at("show") == "1") {
+  if (late) return Bad(late->message);
+  if (cl.mutation) cl.mutation->apply(c.opts.mutations);
+  if (cl.show) {
     printf("# settings 0x%02x (asyncpreemptoff=%d runtimesecret=%d simd=%d xstate-scan=%s collect=%d gomaxprocs=%d), "
            "armed instruction %u modulo the table's\n%s",
            c.settings, c.settings & 1, (c.settings >> 1) & 1, (c.settings >> 2) & 1, (c.settings & 8) ? "go1.26" : "go1.27",
@@ -483,7 +330,7 @@ int Repro(const std::map<std::string, std::string>& flags, const std::vector<std
   }
   std::map<std::string, int> verdicts;
   std::string first_detail;
-  int n = static_cast<int>(times);
+  int n = cl.times;
   for (int i = 0; i < n; i++) {
     std::string detail;
     std::string v = ReplayVerdict(c, &detail);
@@ -496,7 +343,7 @@ int Repro(const std::map<std::string, std::string>& flags, const std::vector<std
   for (const auto& [v, k] : verdicts) printf("  %d/%d  %s\n", k, n, v.c_str());
   if (!first_detail.empty()) printf("%s", first_detail.c_str());
   if (verdicts.size() > 1) printf("repro: the verdict is not the same every time (flaky)\n");
-  if (fails && flags.at("no-triage") != "1") {
+  if (fails && !cl.no_triage) {
     // Before blaming the runtime, ask a second opinion of the emulator.
     std::vector<std::string> emu = EmulatorCommand();
     // The host's machine, as the runner saw it outside any emulator: a port
@@ -509,12 +356,12 @@ int Repro(const std::map<std::string, std::string>& flags, const std::vector<std
       how = "natively (no emulator involved)";
     } else if (host == NativePort().uname_machine) {
       how = "natively, without QEMU";
-      status = ReplayElsewhere({}, args[0], m, 10);
+      status = ReplayElsewhere({}, cl, 10);
     } else {
       how = "under " + emu[0] + " -one-insn-per-tb";
       std::vector<std::string> alt = emu;
       alt.insert(alt.begin() + 1, "-one-insn-per-tb");
-      status = ReplayElsewhere(alt, args[0], m, 10);
+      status = ReplayElsewhere(alt, cl, 10);
     }
     if (emu.empty())
       printf("triage: ran %s: a runtime (or harness) bug\n", how.c_str());
@@ -537,36 +384,27 @@ int Main(int argc, char** argv) {
     bool omit = argc > 3 && std::string(argv[3]) == "--omit-stack-check";
     return ExperimentChild(argv[2], omit);
   }
-  // The subcommand is the first argument that is not a flag, so
-  // `safepoint --arch=X sweep` and `safepoint sweep --arch=X` both work.
-  cmd_pos_ = -1;
-  for (int i = 1; i < argc && cmd_pos_ < 0; i++)
-    if (std::string(argv[i]).rfind("-", 0) != 0) cmd_pos_ = i;
-  bool help = false;
-  for (int i = 1; i < argc; i++) help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
-  if (cmd_pos_ < 0) return help ? Usage(stdout) : Usage(stderr);
-  std::string cmd = argv[cmd_pos_];
-  if (cmd == "help") return Usage(stdout);
-  const SubcommandDef* sub = nullptr;
-  for (const SubcommandDef& c : kSubcommands)
-    if (cmd == c.name) sub = &c;
-  if (sub == nullptr) return Bad("unknown subcommand '" + cmd + "' (experiment, sweep, run, repro, rules, help)");
-  if (help) return SubcommandUsage(*sub);
-  std::map<std::string, std::string> flags;
-  std::vector<std::string> args;
-  std::string err;
-  if (!ParseFlags(argc, argv, 1, cmd, &flags, &args, &err)) return Bad(err);
-  if (!CheckArch(flags["arch"], &err)) return Bad(err);
-  double timeout = 0;
-  if (!ParseNumber(flags.at("timeout"), 0, 1e6, &timeout))
-    return Bad("--timeout=" + flags.at("timeout") + ": want seconds, 0 for none");
-  if (timeout > 0) StartWatchdog(timeout, cmd);
-  InstallInterrupt(cmd);
-  if (cmd == "experiment") return Experiment(flags, args);
-  if (cmd == "sweep") return SweepCmd(flags, args);
-  if (cmd == "rules") return Rules(args);
-  if (cmd == "repro") return Repro(flags, args);
-  return Run(flags, args);
+  harness::FlagContext ctx;
+  ctx.native = &NativePort();
+  const char* config = getenv("SAFEPOINT_CONFIG");
+  const char* config_port = getenv("SAFEPOINT_ARCH");
+  if (config && config_port) ctx.config = config, ctx.config_port = config_port;
+  CommandLine cl;
+  harness::FlagError bad;
+  bool ok = harness::ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc), ctx, &cl, &bad);
+  if (!ok && bad.usage) return Usage(stderr);
+  // A refusal the command reports after reading its input waits for it.
+  if (!ok && !bad.after_input) return Bad(bad.message);
+  if (cl.action == harness::Action::kUsage) return Usage(stdout);
+  if (cl.action == harness::Action::kSubcommandUsage) return SubcommandUsage(*harness::FindSubcommand(cl.cmd));
+  if (cl.timeout_s > 0) StartWatchdog(cl.timeout_s, cl.cmd);
+  InstallInterrupt(cl.cmd);
+  const harness::FlagError* late = ok ? nullptr : &bad;
+  if (cl.cmd == "experiment") return Experiment(cl);
+  if (cl.cmd == "sweep") return SweepCmd(cl, late);
+  if (cl.cmd == "rules") return Rules();
+  if (cl.cmd == "repro") return Repro(cl, late);
+  return Run(cl);
 }
 
 }  // namespace safepoint

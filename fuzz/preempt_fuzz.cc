@@ -60,6 +60,25 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
   Feature(6, o.collections > 0, o.objects_freed > 0);  // the collector ran, freed
   Feature(8, !r.known_hazard.empty());                  // Go 1.26's vector-register hazard shown
   Feature(7, std::hash<std::string_view>()(safepoint::NativePort().name));
+  // How far the stack room at the armed instruction is from what the
+  // injected call needs (8-byte steps within 256 bytes of it, 16-byte steps
+  // up to 2 KB): a gradient toward the stack rule's boundary, which no
+  // generated program reaches by chance.
+  if (o.stack_room >= 0) {
+    int64_t d = o.stack_room - static_cast<int64_t>(safepoint::oracle::AsyncPreemptStack(safepoint::NativePort()));
+    int64_t bucket = d < -256 ? -64 : d < 256 ? d / 8 : d < 2048 ? 32 + d / 16 : 200;
+    Feature(9, static_cast<uint64_t>(bucket + 64), outcome);
+  }
+  // The protocol's paths taken: re-armed requests, shrinks done and deferred.
+  uint64_t seen = 0;
+  for (const safepoint::Event& e : o.events) {
+    if (e.kind == safepoint::Ev::kRearm) seen |= 1;
+    if (e.kind == safepoint::Ev::kShrink) seen |= 2;
+    if (e.kind == safepoint::Ev::kShrinkDeferred) seen |= 4;
+    if (e.kind == safepoint::Ev::kPreemptSync) seen |= 8;
+    if (e.kind == safepoint::Ev::kPreemptPark) seen |= 16;
+  }
+  Feature(10, seen, outcome);
 }
 
 }  // namespace

@@ -62,7 +62,11 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   rt->PatchCode(g_armed.off, g_armed.saved, g_armed.len);
   NativeContext::set_pc(uc, at);
   G* gp = m->curg.load();
-  rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at);
+  // The stack room at the instruction (SP above the stack's low end), for
+  // the decision oracle's stack rule: the signal will find the same SP.
+  uintptr_t sp = NativeContext::sp(uc);
+  int64_t room = gp && sp >= gp->stack.lo ? static_cast<int64_t>(sp - gp->stack.lo) : -1;
+  rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at, room);
   rt->preemptCurrent(m, at, Source::kArmed);
   errno = saved_errno;
 }

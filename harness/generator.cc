@@ -20,7 +20,7 @@ class Gen {
   std::string Program() {
     int helpers = Pick(0, 3);
     std::vector<Helper> hs;
-    for (int h = 0; h < helpers; h++) hs.push_back(MakeHelper(h));
+    for (int h = 0; h < helpers; h++) hs.push_back(MakeHelper(h, hs));
     std::string out = "func main.main frame=" + std::to_string(8 * Pick(2, 8)) + "\n";
     defined_.clear();
     labels_ = 0;
@@ -72,18 +72,30 @@ class Gen {
   std::string R(int r) { return "r" + std::to_string(r); }
   std::string G(int g) { return "g[" + std::to_string(g) + "]"; }
 
-  Helper MakeHelper(int h) {
+  // A helper: a leaf, a leaf with a large frame, a non-leaf (it calls an
+  // earlier nosplit helper, or main.leafk), or a nosplit leaf. The frame
+  // sizes go in 8-byte steps up to where a non-leaf's prologue still
+  // passes on a 2 KB stack and a nosplit frame still fits the nosplit
+  // limit, so that a non-leaf calling a nosplit helper can bring the stack
+  // room down to, and across, what the injected call needs (the stack
+  // rule's boundary).
+  Helper MakeHelper(int h, const std::vector<Helper>& earlier) {
     Helper out;
     out.name = "main.h" + std::to_string(h);
     int kind = Pick(0, 3);  // 0 leaf, 1 leaf with a large frame, 2 non-leaf, 3 nosplit leaf
-    int frame = kind == 1 ? 8 * Pick(16, 300) : kind == 2 ? 8 * Pick(1, 40) : kind == 3 ? 8 * Pick(0, 60) : 0;
+    int frame = kind == 1 ? 8 * Pick(16, 300) : kind == 2 ? 8 * Pick(1, 140) : kind == 3 ? 8 * Pick(0, 96) : 0;
     out.nosplit = kind == 3;
     out.text = "func " + out.name + (out.nosplit ? " nosplit" : "") + " frame=" + std::to_string(frame) + "\n";
     defined_ = {0};  // the argument
     int slots = frame / 8;
     std::vector<Helper> none;
     out.text += Body(none, 2 + Pick(0, 6), slots, false);
-    if (kind == 2) out.text += "  call main.leafk\n";  // a call makes it non-leaf
+    if (kind == 2) {  // a call makes it non-leaf
+      std::string callee = "main.leafk";
+      for (const Helper& e : earlier)
+        if (e.nosplit && Pick(0, 1)) callee = e.name;
+      out.text += "  call " + callee + "\n";
+    }
     out.text += "  ret\nend\n";
     return out;
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/events.h"
 #include "core/functab.h"
@@ -46,6 +47,10 @@ struct Observation {
   // objects freed, and accesses to freed objects (the liveness oracle's
   // evidence; a run with one ends in a fault, so `ran` is false).
   size_t collections = 0, objects_freed = 0, freed_accesses = 0;
+  // SP above the goroutine's stack.lo at the armed instruction (-1: not
+  // trapped), and every event of the run (the protocol oracle's evidence).
+  int64_t stack_room = -1;
+  std::vector<Event> events;
 };
 
 struct Baseline {

@@ -145,4 +145,6 @@ std::string Describe(const Expect& x) {
   return s;
 }
 
+size_t AsyncPreemptStack(const PortInfo& port) { return port.async_frame + port.mcall_frame + 8 * 8; }
+
 }  // namespace safepoint::oracle

@@ -64,7 +64,15 @@ struct State {
   // decision at an armed instruction (a signal, if one arrives, finds
   // nothing to do). Judge (oracle/judge.h) reads it; Decide does not.
   bool asyncpreemptoff = false;
+  // The bytes the injected call needs (asyncPreemptStack, from the port:
+  // AsyncPreemptStack); when not 0, Judge sets stack_ok from the room the
+  // observation saw at the instruction.
+  size_t async_preempt_stack = 0;
 };
+
+// Go's asyncPreemptStack for a port: asyncPreempt's frame, what its call
+// into mcall puts on the stack, and 8 words of slack.
+size_t AsyncPreemptStack(const PortInfo& port);
 
 struct Expect {
   Verdict verdict;

@@ -9,13 +9,17 @@ Judgement Judge(const PortModel& model, const State& state, const harness::EndSt
                 const harness::Observation& o) {
   Judgement j;
   j.lost = LivenessProblem(o);
+  j.protocol = CheckProtocol(o.events);
   if (!o.ran) {
     if (j.lost.empty()) j.run_error = o.run_error.empty() ? "the run failed" : o.run_error;
     return j;
   }
   if (!o.trapped) return j;
   j.reached = true;
-  j.expect = Decide(model, state, o.pos);
+  State st = state;
+  if (st.async_preempt_stack != 0 && o.stack_room >= 0)
+    st.stack_ok = static_cast<size_t>(o.stack_room) >= st.async_preempt_stack;
+  j.expect = Decide(model, st, o.pos);
   if (state.asyncpreemptoff) {
     // No asynchronous preemption: nothing may be injected, whatever the rules say.
     j.expect = {Verdict::kNotWanted, Rule::kNone};
@@ -41,6 +45,7 @@ std::string Judgement::Oracle() const {
   if (!run_error.empty()) return "run";
   if (!agree) return "decision";
   if (!state_diff.empty()) return "invisibility";
+  if (!protocol.ok()) return "protocol";
   return "";
 }
 
@@ -50,6 +55,7 @@ std::string Judgement::Headline() const {
   if (o == "invisibility") return "invisibility oracle: the end state differs after a preemption the runtime " + got;
   if (o == "liveness") return "liveness oracle: a collection freed a reachable object";
   if (o == "run") return "run failed";
+  if (o == "protocol") return "protocol oracle: " + protocol.rule;
   return "";
 }
 

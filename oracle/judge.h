@@ -1,7 +1,7 @@
 // One armed preemption judged by every oracle that applies to it: the
 // decision oracle (the runtime's verdict against the model's), invisibility
-// (the end state against the unpreempted run's) and liveness (no object a
-// collection freed was touched). The judged sweep and the preemption fuzzer
+// (the end state against the unpreempted run's), liveness (no object a
+// collection freed was touched) and the protocol (oracle/protocol.h). The judged sweep and the preemption fuzzer
 // both judge their runs here, so a verdict means one thing in both.
 #ifndef SAFEPOINT_ORACLE_JUDGE_H_
 #define SAFEPOINT_ORACLE_JUDGE_H_
@@ -10,6 +10,7 @@
 
 #include "harness/sweep.h"
 #include "oracle/decision.h"
+#include "oracle/protocol.h"
 #include "platforms/port.h"
 
 namespace safepoint::oracle {
@@ -22,7 +23,8 @@ struct Judgement {
   std::string state_diff;  // invisibility: "" or the differences
   std::string lost;        // liveness: "" or what was lost
   std::string run_error;   // the run failed for another reason
-  bool ok() const { return agree && state_diff.empty() && lost.empty() && run_error.empty(); }
+  ProtocolProblem protocol;  // protocol: a preemption without a request, a stack moved at an async safe point
+  bool ok() const { return agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok(); }
   // The first failing oracle ("decision", "liveness", "invisibility",
   // "run") and a constant one-line summary for it that names the rule: what
   // a fuzzer crash says first, so that equal findings deduplicate.

@@ -94,6 +94,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   State state;
   state.runtimesecret = c.opts.experiments.runtimesecret;
   state.asyncpreemptoff = (c.settings & 1) != 0;
+  state.async_preempt_stack = AsyncPreemptStack(NativePort());
   r.judgement = Judge(NativePort().model, state, base.end, r.obs);
   r.ok = true;
   if (!r.judgement.lost.empty() && c.opts.settings.xstate_scan == XStateScan::kGo126) {
@@ -126,6 +127,7 @@ std::string Describe(const Case& c, const CaseResult& r) {
   if (!r.judgement.state_diff.empty()) s += "  end state:" + r.judgement.state_diff + "\n";
   if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";
   if (!r.judgement.run_error.empty()) s += "  " + r.judgement.run_error + "\n";
+  if (!r.judgement.protocol.ok()) s += "  " + r.judgement.protocol.detail + "\n";
   return s;
 }
 

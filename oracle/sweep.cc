@@ -22,6 +22,7 @@ std::string SweepResult::Summary() const {
              lost_objects);
     s += buf;
   }
+  if (protocol_violations > 0) s += "; " + std::to_string(protocol_violations) + " protocol violations";
   return s;
 }
 
@@ -39,6 +40,7 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
   const PortModel& model = NativePort().model;
   State state;
   state.runtimesecret = base.experiments.runtimesecret;
+  state.async_preempt_stack = AsyncPreemptStack(NativePort());
   harness::Baseline baseline;
   auto judge = [&](const harness::Observation& o) {
     out->instructions++;
@@ -81,6 +83,10 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     if (!j.state_diff.empty()) {
       out->state_diffs++;
       fail(": end state differs after a preemption there:" + j.state_diff);
+    }
+    if (!j.protocol.ok()) {
+      out->protocol_violations++;
+      fail(": protocol: " + j.protocol.rule + " (" + j.protocol.detail + ")");
     }
   };
   auto proceed = [&](size_t done, size_t total) {
