@@ -68,6 +68,11 @@ ProbeResult Probe(const ir::Program& prog, const harness::RuntimeFactory& make, 
   }
   oracle::State state;
   state.runtimesecret = (settings & kSetRuntimeSecret) != 0;
+  // The stack rule from the room the trap saw, as oracle::Judge has it: the
+  // room and asyncPreemptStack are the port's own (its frames, its
+  // asyncPreempt), so ports may differ here by their data.
+  state.async_preempt_stack = oracle::AsyncPreemptStack(NativePort());
+  if (o.stack_room >= 0) state.stack_ok = static_cast<size_t>(o.stack_room) >= state.async_preempt_stack;
   oracle::Expect x = oracle::Decide(NativePort().model, state, o.pos);
   if (settings & kSetAsyncPreemptOff) x = {oracle::Verdict::kNotWanted, oracle::Rule::kNone};  // as oracle::Judge says
   r.expect = static_cast<uint8_t>(x.verdict);
