@@ -155,6 +155,8 @@ driver=$(timeout -k 10 "$INFO_BOUND" bazel info --config="$native" "${extra[@]}"
 [ -x "$driver" ] || fail "the driver built, but $driver is missing"
 
 # --- the campaign ------------------------------------------------------------
+# An executor has 60 s per request (SAFEPOINT_DIFF_TIMEOUT) and its restart
+# and retry as long again, well inside libFuzzer's -timeout.
 opts=(-max_len=512 -timeout=300 -rss_limit_mb=2048 -artifact_prefix="$out/" -print_final_stats=1)
 mkdir -p "$work/new"
 if [ -n "$budget" ]; then
@@ -171,7 +173,7 @@ fi
 say "campaign ($what): native $native against ${execs[*]}; log $log"
 t0=$(date +%s)
 SAFEPOINT_EXECUTOR_MUTATE="$mutate" \
-SAFEPOINT_RUNNER="$top/platforms/toolchains/run" SAFEPOINT_EXECUTORS="$spec" SAFEPOINT_DIFF_TIMEOUT=120 \
+SAFEPOINT_RUNNER="$top/platforms/toolchains/run" SAFEPOINT_EXECUTORS="$spec" SAFEPOINT_DIFF_TIMEOUT=60 \
   timeout -k 30 "$run_bound" "$top/platforms/toolchains/run" --config="$native" "$driver" "${opts[@]}" \
   >>"$log" 2>&1 </dev/null
 rc=$?
