@@ -7,22 +7,27 @@
 #
 #   ci/differential.sh [--configs=LIST] [--runs=N] [--time=SECONDS]
 #                      [--corpus-dir=DIR] [--out=DIR] [--logs=DIR]
-#                      [-- extra bazel build flags]
+#                      [--mutate=NAME] [-- extra bazel build flags]
 #
 #   --configs     the executors' configs, comma-separated (default: for every
 #                 port that is not the host's, its first QEMU config)
 #   --runs        the suite's fixed campaign: -seed=1 -runs=N from the
-#                 checked-in corpus fuzz/corpus/differential (default 120,
+#                 checked-in corpus fuzz/corpus/differential (default 200,
 #                 about a minute on a quiet 2-core machine)
 #   --time        a long run instead: -max_total_time=SECONDS from a random
 #                 seed, new inputs kept in --corpus-dir (default
 #                 fuzz-corpus/differential_fuzz in the checkout, seeded from
 #                 the checked-in corpus), e.g. ci/differential.sh --time=600
-#   --out         crashes and the log (default: a temporary folder for the
-#                 fixed campaign, fuzz-out/differential for --time)
+#   --out         crashes and the log (default: DIR/differential with
+#                 --logs=DIR, else fuzz-out/differential for --time, else a
+#                 temporary folder)
 #   --logs        also write DIR/differential/targets.txt and a GoogleTest-
 #                 style test.xml, so that ci/summarize.py counts the campaign
 #                 as a case (ci/test.sh)
+#   --mutate      the executors run under this mutation (harness/mutations.h,
+#                 SAFEPOINT_EXECUTOR_MUTATE) and the native port does not: the
+#                 campaign must find a difference, and passes when it does
+#                 (e.g. --mutate=skip-unsafe-point --runs=200)
 #
 # Every wait is bounded. Exit: 0 no finding, 1 a finding (its first line is
 # `==safepoint-diff== ...`) or a build or run failure, 2 bad flags.
@@ -37,11 +42,12 @@ die() { echo "ci/differential.sh: $*" >&2; exit 2; }
 say() { echo "differential: $*"; }
 
 configs=
-runs=120
+runs=200
 budget=
 corpus_dir=
 out=
 logs=
+mutate=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -51,6 +57,7 @@ while [ $# -gt 0 ]; do
     --corpus-dir=*) corpus_dir=${1#--corpus-dir=} ;;
     --out=*) out=${1#--out=} ;;
     --logs=*) logs=${1#--logs=} ;;
+    --mutate=*) mutate=${1#--mutate=} ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see --help)" ;;
@@ -97,19 +104,22 @@ sp_write_bazelrc || die "cannot write .bazelrc.ports"
 work=$(mktemp -d "${TMPDIR:-/tmp}/differential.XXXXXX") || die "cannot make a work folder"
 trap 'rm -rf "$work"' EXIT
 if [ -z "$out" ]; then
-  if [ -n "$budget" ]; then out="$top/fuzz-out/differential"; else out="$work/out"; fi
+  if [ -n "$logs" ]; then out="$logs/differential"
+  elif [ -n "$budget" ]; then out="$top/fuzz-out/differential"
+  else out="$work/out"; fi
 fi
+[ -z "$logs" ] || rm -rf "$logs/differential"
+[ "$out" = "$logs/differential" ] && rm -f "$out"/crash-* "$out"/timeout-* "$out"/oom-* 2>/dev/null
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 log="$out/differential.log"
 : >"$log"
 
-status=ok
 result() {  # result STATUS MESSAGE: the test.xml and targets.txt for ci/summarize.py
   [ -n "$logs" ] || return 0
   local d="$logs/differential" name msg
-  rm -rf "$d"; mkdir -p "$d/testlogs/differential/campaign"
-  name="campaign natively against ${execs[*]}"
+  rm -rf "$d/testlogs" "$d/targets.txt"; mkdir -p "$d/testlogs/differential/campaign"
+  name="campaign natively against ${execs[*]}${mutate:+ under $mutate}"
   msg=$(printf '%s' "$2" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g')
   {
     echo '<?xml version="1.0" encoding="UTF-8"?>'
@@ -145,6 +155,8 @@ driver=$(timeout -k 10 "$INFO_BOUND" bazel info --config="$native" "${extra[@]}"
 [ -x "$driver" ] || fail "the driver built, but $driver is missing"
 
 # --- the campaign ------------------------------------------------------------
+# An executor has 60 s per request (SAFEPOINT_DIFF_TIMEOUT) and its restart
+# and retry as long again, well inside libFuzzer's -timeout.
 opts=(-max_len=512 -timeout=300 -rss_limit_mb=2048 -artifact_prefix="$out/" -print_final_stats=1)
 mkdir -p "$work/new"
 if [ -n "$budget" ]; then
@@ -160,7 +172,8 @@ else
 fi
 say "campaign ($what): native $native against ${execs[*]}; log $log"
 t0=$(date +%s)
-SAFEPOINT_RUNNER="$top/platforms/toolchains/run" SAFEPOINT_EXECUTORS="$spec" SAFEPOINT_DIFF_TIMEOUT=120 \
+SAFEPOINT_EXECUTOR_MUTATE="$mutate" \
+SAFEPOINT_RUNNER="$top/platforms/toolchains/run" SAFEPOINT_EXECUTORS="$spec" SAFEPOINT_DIFF_TIMEOUT=60 \
   timeout -k 30 "$run_bound" "$top/platforms/toolchains/run" --config="$native" "$driver" "${opts[@]}" \
   >>"$log" 2>&1 </dev/null
 rc=$?
@@ -168,6 +181,18 @@ secs=$(( $(date +%s) - t0 ))
 done_line=$(grep -E '^Done [0-9]+ runs' "$log" | tail -n 1)
 say "${done_line:-no Done line} (${secs} s wall, exit $rc)"
 headline=$(grep -m1 '^==safepoint-diff==' "$log")
+# The driver's or an executor's own complaint, if it stopped on one.
+complaint=$(grep -E '^(differential_fuzz|verdict_executor): ' "$log" | grep -v ' up: ' | head -n 1)
+if [ -n "$mutate" ]; then
+  # Under a mutation a difference must be found (and only a difference).
+  case "$headline" in
+    "==safepoint-diff== executor "*|"==safepoint-diff== protocol"*|"==safepoint-diff== unpreempted"*|"")
+      fail "under --mutate=$mutate the campaign found no difference between the ports${headline:+ (it ended with: $headline)}${complaint:+ ($complaint)}" ;;
+  esac
+  say "found under --mutate=$mutate: $headline"
+  result ok ""
+  exit 0
+fi
 if [ -n "$headline" ]; then
   say "$headline"
   grep -A40 -m1 '^==safepoint-diff==' "$log" | sed -n '2,12p' | sed 's/^/   | /'
@@ -175,7 +200,7 @@ if [ -n "$headline" ]; then
   fail "$headline"
 fi
 [ $rc = 124 ] || [ $rc = 137 ] && fail "the campaign did not end within $run_bound s"
-[ $rc = 0 ] || { tail -n 15 "$log" | sed 's/^/   | /'; fail "the driver exited $rc without a finding line (see $log)"; }
+[ $rc = 0 ] || { tail -n 15 "$log" | sed 's/^/   | /'; fail "the driver exited $rc without a finding line${complaint:+: $complaint} (see $log)"; }
 result ok ""
 say "no difference between the ports beyond what their data declares"
 exit 0

@@ -379,7 +379,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (const Answer* a : ok) {
           const ProbeResult& x = a->resp.probes[i];
           fprintf(stderr, "  %-10s expected %-28s got %-28s instruction %u%s%s\n", a->label.c_str(),
-                  ExpectedClass(x).c_str(), ActualClass(x).c_str(), x.insn, x.detail.empty() ? "" : ": ",
+                  ExpectedClass(x).c_str(), ActualClass(x).c_str(), x.insn, x.actual == Outcome::kRunError ? ": " : "",
                   x.actual == Outcome::kRunError ? x.detail.c_str() : "");
         }
         fprintf(stderr, "  the program:\n%s", q.program.c_str());

@@ -14,7 +14,9 @@
 //
 // SAFEPOINT_EXECUTOR_EXIT_EVERY=N (a test of the driver's recovery): the
 // executor exits abruptly, unanswered, at every N-th request it reads, as
-// a crashed run would make it.
+// a crashed run would make it. SAFEPOINT_EXECUTOR_MUTATE=NAME: every run
+// under that mutation (harness/mutations.h), so that the differential
+// fuzzer must find this port differing (ci/differential.sh --mutate=NAME).
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +25,7 @@
 
 #include "fuzz/verdict_probe.h"
 #include "fuzz/verdict_protocol.h"
+#include "harness/mutations.h"
 #include "platforms/native.h"
 
 int main(int argc, char** argv) {
@@ -39,6 +42,19 @@ int main(int argc, char** argv) {
     perror("verdict_executor: cannot set up its output");
     return 1;
   }
+  const safepoint::harness::MutationDef* mutation = nullptr;
+  if (const char* m = getenv("SAFEPOINT_EXECUTOR_MUTATE"); m && *m) {
+    mutation = safepoint::harness::FindMutation(m);
+    if (!mutation) {
+      fprintf(stderr, "verdict_executor: SAFEPOINT_EXECUTOR_MUTATE=%s: no such mutation (safepoint sweep --mutate=list)\n", m);
+      return 2;
+    }
+    std::string why = safepoint::harness::MutationInapplicable(*mutation, safepoint::NativePort());
+    if (!why.empty()) {
+      fprintf(stderr, "verdict_executor: SAFEPOINT_EXECUTOR_MUTATE=%s does not apply here: %s\n", m, why.c_str());
+      return 2;
+    }
+  }
   const char* config = getenv("SAFEPOINT_CONFIG");
   std::string hello = safepoint::verdict::EncodeHello(safepoint::NativePort().name, config ? config : "");
   if (!safepoint::verdict::WriteFull(out, hello.data(), hello.size())) return 1;
@@ -46,6 +62,6 @@ int main(int argc, char** argv) {
   if (const char* e = getenv("SAFEPOINT_EXECUTOR_EXIT_EVERY")) every = atol(e);
   return safepoint::verdict::Serve(STDIN_FILENO, out, [&](const safepoint::verdict::ProbeRequest& q) {
     if (every > 0 && ++seen % every == 0) _exit(9);
-    return safepoint::verdict::ProbeOnNativePort(q);
+    return safepoint::verdict::ProbeOnNativePort(q, mutation ? mutation->apply : nullptr);
   });
 }

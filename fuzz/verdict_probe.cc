@@ -68,6 +68,11 @@ ProbeResult Probe(const ir::Program& prog, const harness::RuntimeFactory& make, 
   }
   oracle::State state;
   state.runtimesecret = (settings & kSetRuntimeSecret) != 0;
+  // The stack rule from the room the trap saw, as oracle::Judge has it: the
+  // room and asyncPreemptStack are the port's own (its frames, its
+  // asyncPreempt), so ports may differ here by their data.
+  state.async_preempt_stack = oracle::AsyncPreemptStack(NativePort());
+  if (o.stack_room >= 0) state.stack_ok = static_cast<size_t>(o.stack_room) >= state.async_preempt_stack;
   oracle::Expect x = oracle::Decide(NativePort().model, state, o.pos);
   if (settings & kSetAsyncPreemptOff) x = {oracle::Verdict::kNotWanted, oracle::Rule::kNone};  // as oracle::Judge says
   r.expect = static_cast<uint8_t>(x.verdict);
@@ -94,7 +99,7 @@ ProbeResult Probe(const ir::Program& prog, const harness::RuntimeFactory& make, 
 
 }  // namespace
 
-ProbeResponse ProbeOnNativePort(const ProbeRequest& q) {
+ProbeResponse ProbeOnNativePort(const ProbeRequest& q, void (*mutate)(RuntimeMutations&)) {
   ProbeResponse resp;
   ir::Program prog;
   std::string err;
@@ -114,7 +119,9 @@ ProbeResponse ProbeOnNativePort(const ProbeRequest& q) {
       resp.message = "operation " + std::to_string(op) + " of a program of " + std::to_string(total);
       return resp;
     }
-  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(OptionsFor(q.settings));
+  RuntimeOptions opts = OptionsFor(q.settings);
+  if (mutate) mutate(opts.mutations);
+  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(opts);
   auto key = std::make_pair(q.program, q.settings);
   std::shared_ptr<const Prepared> p;
   if (auto it = Cache().find(key); it != Cache().end()) p = it->second;

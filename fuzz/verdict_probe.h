@@ -13,10 +13,13 @@
 #define SAFEPOINT_FUZZ_VERDICT_PROBE_H_
 
 #include "fuzz/verdict_protocol.h"
+#include "runtime/options.h"
 
 namespace safepoint::verdict {
 
-ProbeResponse ProbeOnNativePort(const ProbeRequest& q);
+// `mutate`, when given, breaks every runtime it runs (harness/mutations.h):
+// an executor under a mutation shows the differential fuzzer a difference.
+ProbeResponse ProbeOnNativePort(const ProbeRequest& q, void (*mutate)(RuntimeMutations&) = nullptr);
 
 }  // namespace safepoint::verdict
 

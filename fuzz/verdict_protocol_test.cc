@@ -37,7 +37,7 @@ int ServeBytes(const std::string& input, std::vector<ProbeResponse>* out) {
   EXPECT_LT(input.size(), 60000u);  // fits in the pipe: written before Serve reads
   EXPECT_TRUE(WriteFull(in[1], input.data(), input.size()));
   close(in[1]);
-  int rc = Serve(in[0], res[1], ProbeOnNativePort);
+  int rc = Serve(in[0], res[1], [](const ProbeRequest& q) { return ProbeOnNativePort(q); });
   close(in[0]);
   close(res[1]);
   for (;;) {
