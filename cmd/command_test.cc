@@ -358,7 +358,7 @@ TEST(Command, BadInputIsRefusedWithStatus2) {
   WriteFile(dir + "/cb.sp", "func main.main\n  callback 1\n  ret\nend\n");
   WriteFile(dir + "/big.sp", "func main.main nosplit frame=4080\n  ret\nend\n");
   WriteFile(dir + "/bad.sp", "func main.main\n  frobnicate r1\n  ret\nend\n");
-  WriteFile(dir + "/reserved.bin", std::string("\xc0\x00\x00\x00", 4));
+  WriteFile(dir + "/nocase.bin", "");
   WriteFile(dir + "/seed.bin", std::string("\x00\x00\x05\x00", 4));
   struct Case {
     std::vector<std::string> args;
@@ -382,7 +382,7 @@ TEST(Command, BadInputIsRefusedWithStatus2) {
       {{"sweep", "--mutate=frob"}, "unknown"},
       {{"sweep", "--max-failures=x"}, "--max-failures"},
       {{"experiment", "extra"}, "takes no arguments"},
-      {{"repro", "reserved.bin"}, "not a preemption case"},
+      {{"repro", "nocase.bin"}, "nocase.bin is empty"},
       {{"repro", "missing.bin"}, "cannot read missing.bin"},
       {{"repro", "--times=0", "seed.bin"}, "--times=0"},
       {{"repro", "--mutate=frob", "seed.bin"}, "unknown"},
@@ -392,7 +392,7 @@ TEST(Command, BadInputIsRefusedWithStatus2) {
       {{"run", "--gomaxprocs=0", "missing.sp"}, "--gomaxprocs=0"},
       {{"sweep", "--program=missing.sp", "--mutate=frob"}, "cannot read missing.sp"},
       {{"sweep", "--program=missing.sp", "--xstate-scan=go1.25"}, "cannot read missing.sp"},
-      {{"repro", "--mutate=frob", "reserved.bin"}, "not a preemption case"},
+      {{"repro", "--mutate=frob", "nocase.bin"}, "nocase.bin is empty"},
       {{"repro", "--times=0", "missing.bin"}, "--times=0"},
   };
   for (const Case& c : cases) {

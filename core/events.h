@@ -54,6 +54,7 @@ enum class Ev : uint8_t {
   kFree,           // the sweep freed and poisoned an object (pc = its address, arg = its index)
   kGCDone,         // the sweep finished (arg = objects freed)
   kFreedAccess,    // a goroutine touched a freed object (pc = the faulting PC, arg = the object's index)
+  kSafePointGiveUp,  // forEachP withdrew: the program ended or its bound passed (arg = Ps that had not run it)
   kCount,
 };
 

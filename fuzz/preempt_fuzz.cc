@@ -79,6 +79,7 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
     if (e.kind == safepoint::Ev::kPreemptPark) seen |= 16;
   }
   Feature(10, seen, outcome);
+  Feature(11, static_cast<uint64_t>(c.source), outcome);  // request source x what happened
 }
 
 }  // namespace

@@ -9,7 +9,11 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
+#include <semaphore.h>
+
+#include "harness/scenario.h"
 #include "platforms/native.h"
 
 namespace safepoint::harness {
@@ -31,6 +35,72 @@ struct ArmedState {
   size_t len = 0;
 };
 ArmedState g_armed;
+
+// The requester of the armed instruction's request when it is not the trap
+// handler itself (RequestSource): a thread that sleeps on `wake` until the
+// handler posts it (sem_post is async-signal-safe) or Disarm ends it.
+struct Requester {
+  RequestSource src = RequestSource::kPreemptOne;
+  ManualClock* clock = nullptr;
+  Runtime* rt = nullptr;
+  std::thread thread;
+  sem_t wake;
+  std::atomic<bool> stop{false};
+  std::atomic<G*> gp{nullptr};
+  std::atomic<M*> m{nullptr};
+  // The requester has done what it does (sysmon looked at the moved clock,
+  // suspendG or forEachP returned): the handler stops waiting.
+  std::atomic<bool> settled{false};
+};
+Requester g_req;
+
+// The request has reached gp (preempt and stackPreempt set) and, when the
+// runtime preempts asynchronously, its signal is pending on m.
+bool RequestReached(Runtime& rt, G* gp, M* m) {
+  if (!gp->preempt.load() || gp->stackguard0.load() != kStackPreempt) return false;
+  bool async = rt.async_supported() && rt.debug().asyncpreemptoff == 0;
+  return !async || m->signalPending.load() != 0;
+}
+
+void Request(Requester& q) {
+  if (sem_wait(&q.wake) != 0 || q.gp.load() == nullptr) return;  // disarmed before the trap
+  Runtime& rt = *q.rt;
+  G* gp = q.gp.load();
+  M* m = q.m.load();
+  switch (q.src) {
+    case RequestSource::kSysmon: {
+      // sysmon notes a time slice's start (the P's schedtick) on a pass;
+      // two more looks at its clock and it has seen this one. Then the
+      // slice has lasted forcePreemptNS, and its next pass must retake.
+      uint64_t r = q.clock->reads();
+      WaitFor([&] { return q.clock->reads() >= r + 2 || q.stop.load(); }, 10);
+      q.clock->Advance(kForcePreemptNS);
+      r = q.clock->reads();
+      WaitFor([&] { return RequestReached(rt, gp, m) || q.clock->reads() >= r + 3 || q.stop.load(); }, 10);
+      q.settled.store(true);
+      break;
+    }
+    case RequestSource::kSuspendG: {
+      Runtime::SuspendState st = rt.suspendG(gp, 30'000'000'000);
+      q.settled.store(true);
+      rt.resumeG(st);
+      break;
+    }
+    case RequestSource::kForEachP:
+      rt.forEachP([](P*) {}, 30'000'000'000);
+      q.settled.store(true);
+      break;
+    case RequestSource::kPreemptOne:
+      break;
+  }
+}
+
+void EndRequester() {
+  if (!g_req.thread.joinable()) return;
+  g_req.stop.store(true);
+  sem_post(&g_req.wake);
+  g_req.thread.join();
+}
 
 void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   int saved_errno = errno;
@@ -67,7 +137,28 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   uintptr_t sp = NativeContext::sp(uc);
   int64_t room = gp && sp >= gp->stack.lo ? static_cast<int64_t>(sp - gp->stack.lo) : -1;
   rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at, room);
-  rt->preemptCurrent(m, at, Source::kArmed);
+  if (g_req.src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
+    rt->preemptCurrent(m, at, Source::kArmed);
+  } else {
+    g_req.m.store(m);
+    g_req.gp.store(gp);
+    sem_post(&g_req.wake);
+    // Wait until the request is raised and, when the runtime preempts
+    // asynchronously, its SIGURG is pending on this thread (blocked while
+    // this handler runs): preemptM marks signalPending before it sends,
+    // and a handler that left on the mark ran past the armed instruction
+    // before the signal came. Or until the requester settled without
+    // asking. Bounded: the requester settles within its own bounds.
+    bool async = rt->async_supported() && rt->debug().asyncpreemptoff == 0;
+    const int64_t deadline = MonotonicNanos() + 60'000'000'000;
+    while (MonotonicNanos() < deadline) {
+      bool requested = gp->preempt.load() && gp->stackguard0.load() == kStackPreempt;
+      sigset_t pending;
+      if (requested && (!async || (sigpending(&pending) == 0 && sigismember(&pending, SIGURG)))) break;
+      if (g_req.settled.load() && !requested) break;
+      sched_yield();
+    }
+  }
   errno = saved_errno;
 }
 
@@ -87,9 +178,23 @@ void InstallTrapHandler() {
 
 }  // namespace
 
-bool Arm(Runtime& rt, uint32_t off, std::string* err) {
+const char* RequestSourceName(RequestSource s) {
+  switch (s) {
+    case RequestSource::kPreemptOne: return "preemptone";
+    case RequestSource::kSysmon: return "sysmon";
+    case RequestSource::kSuspendG: return "suspendG";
+    case RequestSource::kForEachP: return "forEachP";
+  }
+  return "?";
+}
+
+bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualClock* clock) {
   if (rt.code_base() == 0) {
     *err = "arm: no program loaded";
+    return false;
+  }
+  if (src == RequestSource::kSysmon && clock == nullptr) {
+    *err = "arm: sysmon as the request's source needs the runtime's ManualClock";
     return false;
   }
   // One armed instruction per runtime; an arm left in an earlier runtime
@@ -120,6 +225,19 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err) {
     *err = "arm: cannot patch the code page";
     return false;
   }
+  EndRequester();
+  static std::once_flag sem_once;
+  std::call_once(sem_once, [] { sem_init(&g_req.wake, 0, 0); });
+  while (sem_trywait(&g_req.wake) == 0) {
+  }
+  g_req.src = src;
+  g_req.clock = clock;
+  g_req.rt = &rt;
+  g_req.stop.store(false);
+  g_req.settled.store(false);
+  g_req.gp.store(nullptr);
+  g_req.m.store(nullptr);
+  if (src != RequestSource::kPreemptOne) g_req.thread = std::thread(Request, std::ref(g_req));
   g_armed.owner.store(&rt);
   g_armed.rt.store(&rt);
   return true;
@@ -128,6 +246,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err) {
 bool Armed() { return g_armed.rt.load() != nullptr; }
 
 void Disarm(Runtime& rt) {
+  if (g_req.rt == &rt) EndRequester();
   Runtime* want = &rt;
   if (g_armed.rt.compare_exchange_strong(want, nullptr)) rt.PatchCode(g_armed.off, g_armed.saved, g_armed.len);
   want = &rt;

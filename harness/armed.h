@@ -19,17 +19,41 @@
 
 namespace safepoint::harness {
 
+// Who raises the request the armed instruction's signal answers: the
+// sources of chapter 9.7.6, each through the runtime's own code.
+//   kPreemptOne  the trap handler, on the trapping M, as preemptone would
+//                (Runtime::preemptCurrent; the request's source is kArmed)
+//   kSysmon      sysmon's retake: the runtime runs on a ManualClock, which a
+//                requester thread moves by forcePreemptNS (10 ms) once
+//                sysmon has seen this time slice begin; sysmon must retake
+//   kSuspendG    suspendG from a requester thread (as the collector would),
+//                then resumeG
+//   kForEachP    forEachP from a requester thread (preemptall every 100 us
+//                until every P ran the function at a safe point)
+// For the last three the trap handler waits (bounded) until the request
+// has reached the goroutine and, when asynchronous preemption is on, its
+// signal is pending, so that the signal still arrives at the armed
+// instruction.
+enum class RequestSource : uint8_t { kPreemptOne, kSysmon, kSuspendG, kForEachP };
+constexpr int kRequestSources = 4;
+const char* RequestSourceName(RequestSource s);
+
 // Arms code offset `off` of rt's loaded program. Refused (false, *err) for
 // an offset that is not an instruction boundary of a generated function,
 // when no program is loaded, or while another instruction of rt is armed.
-bool Arm(Runtime& rt, uint32_t off, std::string* err);
+// `clock` is rt's ManualClock, which kSysmon needs (and rt's sysmon
+// running on it).
+bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src = RequestSource::kPreemptOne,
+         ManualClock* clock = nullptr);
 // The code offset of the first machine instruction of the IR operation
 // that follows label `label` in function `fn` of `prog` as rt loaded it
 // (0 when there is none): what a test arms.
 uint32_t LabelOffset(const FuncTable& table, const ir::Program& prog, const std::string& fn, const std::string& label);
 // Whether an instruction is armed and has not trapped yet.
 bool Armed();
-// Disarms (restores the instruction) if `rt` holds the armed one.
+// Disarms (restores the instruction) if `rt` holds the armed one, and ends
+// its requester thread (bounded: suspendG and forEachP end when the
+// program has ended).
 void Disarm(Runtime& rt);
 
 }  // namespace safepoint::harness

@@ -8,7 +8,9 @@ namespace {
 
 class ReferenceRuntime : public RuntimeUnderTest {
  public:
-  explicit ReferenceRuntime(RuntimeOptions opts) : own_(std::make_unique<Runtime>(std::move(opts))), rt_(*own_) {}
+  ReferenceRuntime(RuntimeOptions opts, RequestSource src)
+      : src_(src), clock_(src == RequestSource::kSysmon ? new ManualClock : nullptr),
+        own_(std::make_unique<Runtime>(WithSource(std::move(opts), src, clock_))), rt_(*own_) {}
   ~ReferenceRuntime() override {
     Disarm(rt_);
     // An M abandoned after the run (its goroutine never reached a safe
@@ -16,10 +18,13 @@ class ReferenceRuntime : public RuntimeUnderTest {
     // Runtime must outlive it, so it is leaked, as ~Runtime leaks the rest.
     // (Found by //fuzz:preempt_fuzz: a long campaign crashed in the
     // harness on a freed Runtime.)
+    // (Its sysmon reads the clock: leaked with it.)
     if (rt_.abandoned_ms() > 0) own_.release();
+    else delete clock_;
   }
   bool Load(const ir::Program& prog, std::string* err) override { return rt_.Load(prog, err); }
-  bool ArmAt(uint32_t off, std::string* err) override { return Arm(rt_, off, err); }
+  bool ArmAt(uint32_t off, std::string* err) override { return Arm(rt_, off, err, src_, clock_); }
+  RequestSource request_source() const override { return src_; }
   bool Run(const std::string& main, std::string* err) override { return RunBounded(rt_, main, err); }
   const FuncTable& table() const override { return rt_.table(); }
   uintptr_t code_base() const override { return rt_.code_base(); }
@@ -32,18 +37,28 @@ class ReferenceRuntime : public RuntimeUnderTest {
   }
 
  private:
+  // sysmon as the source: sysmon runs, on a clock the requester moves.
+  static RuntimeOptions WithSource(RuntimeOptions opts, RequestSource src, ManualClock* clock) {
+    if (src == RequestSource::kSysmon) {
+      opts.hooks.sysmon = true;
+      opts.hooks.clock = clock;
+    }
+    return opts;
+  }
+  RequestSource src_;
+  ManualClock* clock_;
   std::unique_ptr<Runtime> own_;
   Runtime& rt_;
 };
 
 }  // namespace
 
-std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts) {
-  return std::make_unique<ReferenceRuntime>(std::move(opts));
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts, RequestSource src) {
+  return std::make_unique<ReferenceRuntime>(std::move(opts), src);
 }
 
-RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts) {
-  return [opts] { return NewReferenceRuntime(opts); };
+RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src) {
+  return [opts, src] { return NewReferenceRuntime(opts, src); };
 }
 
 }  // namespace safepoint::harness

@@ -16,6 +16,7 @@
 #include "core/events.h"
 #include "core/functab.h"
 #include "core/ir.h"
+#include "harness/armed.h"
 #include "runtime/runtime.h"
 
 namespace safepoint::harness {
@@ -33,8 +34,10 @@ class RuntimeUnderTest {
   virtual ~RuntimeUnderTest() = default;
   // Emits and maps the program for the native port.
   virtual bool Load(const ir::Program& prog, std::string* err) = 0;
-  // Arms the instruction at code offset `off` (armed delivery) before Run.
+  // Arms the instruction at code offset `off` (armed delivery) before Run;
+  // its request comes from request_source() (harness/armed.h).
   virtual bool ArmAt(uint32_t off, std::string* err) = 0;
+  virtual RequestSource request_source() const { return RequestSource::kPreemptOne; }
   // Runs `main` until it returns.
   virtual bool Run(const std::string& main, std::string* err) = 0;
   virtual const FuncTable& table() const = 0;
@@ -45,9 +48,11 @@ class RuntimeUnderTest {
 
 using RuntimeFactory = std::function<std::unique_ptr<RuntimeUnderTest>()>;
 
-// The reference runtime (runtime/) behind the interface.
-std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts);
-RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts);
+// The reference runtime (runtime/) behind the interface, its armed
+// instruction's request raised by `src`.
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts,
+                                                      RequestSource src = RequestSource::kPreemptOne);
+RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src = RequestSource::kPreemptOne);
 
 }  // namespace safepoint::harness
 

@@ -339,6 +339,7 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
     o.end = rt->end_state();
   }
   o.events = rt->events();
+  o.source = rt->request_source();
   *out = std::move(o);
   return true;
 }

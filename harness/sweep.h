@@ -51,6 +51,7 @@ struct Observation {
   // trapped), and every event of the run (the protocol oracle's evidence).
   int64_t stack_room = -1;
   std::vector<Event> events;
+  RequestSource source = RequestSource::kPreemptOne;  // who raised the armed instruction's request
 };
 
 struct Baseline {

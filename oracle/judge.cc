@@ -5,6 +5,19 @@
 
 namespace safepoint::oracle {
 
+namespace {
+
+// The request's source did its part: sysmon, shown a goroutine that has run
+// forcePreemptNS (10 ms, chapter 9.7.6) on one time slice, retakes its P.
+std::string SourceProgress(const harness::Observation& o) {
+  if (o.source != harness::RequestSource::kSysmon) return "";
+  for (const Event& e : o.events)
+    if (e.kind == Ev::kRetake) return "";
+  return "sysmon did not retake a P whose goroutine ran forcePreemptNS (10 ms) on one time slice";
+}
+
+}  // namespace
+
 Judgement Judge(const PortModel& model, const State& state, const harness::EndState& baseline,
                 const harness::Observation& o) {
   Judgement j;
@@ -16,6 +29,7 @@ Judgement Judge(const PortModel& model, const State& state, const harness::EndSt
   }
   if (!o.trapped) return j;
   j.reached = true;
+  j.progress = SourceProgress(o);
   State st = state;
   if (st.async_preempt_stack != 0 && o.stack_room >= 0)
     st.stack_ok = static_cast<size_t>(o.stack_room) >= st.async_preempt_stack;
@@ -43,6 +57,7 @@ Judgement Judge(const PortModel& model, const State& state, const harness::EndSt
 std::string Judgement::Oracle() const {
   if (!lost.empty()) return "liveness";
   if (!run_error.empty()) return "run";
+  if (!progress.empty()) return "progress";
   if (!agree) return "decision";
   if (!state_diff.empty()) return "invisibility";
   if (!protocol.ok()) return "protocol";
@@ -55,6 +70,7 @@ std::string Judgement::Headline() const {
   if (o == "invisibility") return "invisibility oracle: the end state differs after a preemption the runtime " + got;
   if (o == "liveness") return "liveness oracle: a collection freed a reachable object";
   if (o == "run") return "run failed";
+  if (o == "progress") return "progress oracle: " + progress;
   if (o == "protocol") return "protocol oracle: " + protocol.rule;
   return "";
 }

@@ -24,9 +24,15 @@ struct Judgement {
   std::string lost;        // liveness: "" or what was lost
   std::string run_error;   // the run failed for another reason
   ProtocolProblem protocol;  // protocol: a preemption without a request, a stack moved at an async safe point
-  bool ok() const { return agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok(); }
-  // The first failing oracle ("decision", "liveness", "invisibility",
-  // "run") and a constant one-line summary for it that names the rule: what
+  // progress: the armed instruction's request never came from its source
+  // (sysmon did not retake a goroutine that ran forcePreemptNS on one slice)
+  std::string progress;
+  bool ok() const {
+    return agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok() && progress.empty();
+  }
+  // The first failing oracle ("liveness", "run", "progress", "decision",
+  // "invisibility", "protocol"; progress before decision: a request that
+  // never came leaves no decision to judge) and a constant one-line summary for it that names the rule: what
   // a fuzzer crash says first, so that equal findings deduplicate.
   std::string Oracle() const;
   std::string Headline() const;

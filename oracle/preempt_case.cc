@@ -15,11 +15,12 @@ namespace safepoint::oracle {
 bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   auto at = [&](size_t i) -> uint8_t { return i < size ? data[i] : 0; };
   Case c;
-  c.settings = at(0);
-  if (c.settings & 0xc0) {
-    *err = "settings byte 0x" + std::to_string(c.settings) + ": bits 6 and 7 are reserved";
+  if (size == 0) {
+    *err = "empty: a case has at least its settings byte";
     return false;
   }
+  c.settings = at(0);
+  c.source = static_cast<harness::RequestSource>(c.settings >> 6);
   c.opts.hooks.sysmon = false;  // preemption only where the input arms it
   c.opts.hooks.event_capacity = 4096;
   if (c.settings & 1) c.opts.settings.godebug = "asyncpreemptoff=1";
@@ -68,7 +69,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
     *err = c.program_name + ": " + *err;
     return r;
   }
-  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts);
+  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source);
   harness::Baseline base;
   {
     std::lock_guard<std::mutex> lk(g_mu);
@@ -123,11 +124,25 @@ std::string Describe(const Case& c, const CaseResult& r) {
     char b[8];
     snprintf(b, sizeof b, "%02x", c.settings);
     return std::string(b);
-  }() + "\n";
+  }() + ", request from " + harness::RequestSourceName(c.source) + "\n";
   if (!r.judgement.state_diff.empty()) s += "  end state:" + r.judgement.state_diff + "\n";
   if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";
   if (!r.judgement.run_error.empty()) s += "  " + r.judgement.run_error + "\n";
   if (!r.judgement.protocol.ok()) s += "  " + r.judgement.protocol.detail + "\n";
+  if (r.judgement.reached && (!o.decided || !r.judgement.progress.empty())) {
+    // What the runtime did after the trap instead of deciding there.
+    s += "  events after the trap:";
+    int shown = 0;
+    bool after = false;
+    for (const Event& e : o.events) {
+      after = after || (e.kind == Ev::kTrap && e.pc == o.pc);
+      if (!after || shown == 16) continue;
+      s += std::string(" ") + EvName(e.kind) + (e.source != Source::kNone ? std::string("/") + SourceName(e.source) : "") +
+           (e.pc == o.pc ? "@armed" : "");
+      shown++;
+    }
+    s += "\n";
+  }
   return s;
 }
 

@@ -6,14 +6,15 @@
 //   0     settings: bit 0 GODEBUG=asyncpreemptoff=1, bit 1
 //         GOEXPERIMENT=runtimesecret, bit 2 GOEXPERIMENT=simd, bit 3 Go
 //         1.26's scan policy (else 1.27), bit 4 a whole collection at the
-//         preemption, bit 5 GOMAXPROCS=2; bits 6-7 must be 0
+//         preemption, bit 5 GOMAXPROCS=2; bits 6-7 who raises the request
+//         (harness::RequestSource): 0 preemptone on the trapping M, 1
+//         sysmon's retake, 2 suspendG, 3 forEachP
 //   1     the program: 0 the built-in sweep program, 1 the collection
 //         sweep's heap program, 2-255 a program generated from bytes 4..
 //   2-3   the armed instruction, little-endian, modulo the program's
 //         instruction count
 //   4..   the generator's choices (harness/generator.h)
-// An input that decodes to no valid case (reserved bits set, a program the
-// generator cannot finish) is refused, never run.
+// An empty input is no case: it is refused, never run.
 #ifndef SAFEPOINT_ORACLE_PREEMPT_CASE_H_
 #define SAFEPOINT_ORACLE_PREEMPT_CASE_H_
 
@@ -23,6 +24,7 @@
 #include <string>
 
 #include "core/ir.h"
+#include "harness/armed.h"
 
 #include "oracle/judge.h"
 #include "runtime/options.h"
@@ -35,6 +37,7 @@ struct Case {
   std::string program_name;
   uint16_t armed = 0;   // the instruction index before the modulo
   uint8_t settings = 0;
+  harness::RequestSource source = harness::RequestSource::kPreemptOne;
 };
 
 // False (with *err) for bytes that are no case.

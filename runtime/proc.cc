@@ -264,6 +264,10 @@ void Runtime::runqput(P* pp, G* gp) { pp->runq.push_back(gp); }
 
 void Runtime::ready(G* gp) {
   casgstatus(gp, _Gwaiting, _Grunnable);
+  enqueueReady(gp);
+}
+
+void Runtime::enqueueReady(G* gp) {
   events_.Record(Ev::kReady, gp->goid);
   M* m = tls_m;
   if (m && m->p) {

@@ -252,8 +252,10 @@ class Runtime {
   int stopTheWorldWithSema(int max_rounds = 0);
   void startTheWorld();
   // forEachP: run fn on every P at its next safe point (preempting the
-  // running ones); returns when each P has run it.
-  void forEachP(const std::function<void(P*)>& fn);
+  // running ones); returns true when each P has run it. False (the
+  // request withdrawn, a kSafePointGiveUp event) once the program has
+  // ended or `bound_ns` has passed: the harness's bound, Go would wait on.
+  bool forEachP(const std::function<void(P*)>& fn, int64_t bound_ns = 60'000'000'000);
 
   // suspendG (9.7.6): stops gp at a safe point for a stack scan and holds
   // its scan bit. A running G gets preemptStop, preempt and stackPreempt and
@@ -374,6 +376,7 @@ class Runtime {
   [[noreturn]] void execute(M* m, G* gp);
   void dropg(M* m);
   void ready(G* gp);             // mu_ held
+  void enqueueReady(G* gp);      // mu_ held: ready() after its _Gwaiting to _Grunnable
   G* findRunnable(M* m);         // mu_ held on entry and exit; may wait
   void runqput(P* pp, G* gp);    // mu_ held
   void StartM(int i);

@@ -69,7 +69,8 @@ void Runtime::startTheWorld() {
   idle_cv_.notify_all();
 }
 
-void Runtime::forEachP(const std::function<void(P*)>& fn) {
+bool Runtime::forEachP(const std::function<void(P*)>& fn, int64_t bound_ns) {
+  const int64_t deadline = MonotonicNanos() + bound_ns;
   std::unique_lock<std::mutex> lk(mu_);
   safe_point_fn_ = fn;
   safe_point_pending_.assign(ps_.size(), true);
@@ -84,12 +85,18 @@ void Runtime::forEachP(const std::function<void(P*)>& fn) {
     }
   }
   while (safe_point_left_.load() > 0) {
+    if (main_done_.load() || stopping_.load() || faulted_.load() || MonotonicNanos() > deadline) {
+      events_.Record(Ev::kSafePointGiveUp, 0, Reason::kNone, 0, safe_point_left_.load());
+      safe_point_fn_ = nullptr;
+      return false;
+    }
     lk.unlock();
     preemptall(Source::kPreemptAll);
     lk.lock();
     stw_cv_.wait_for(lk, std::chrono::microseconds(100));
   }
   safe_point_fn_ = nullptr;
+  return true;
 }
 
 }  // namespace safepoint

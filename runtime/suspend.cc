@@ -125,8 +125,15 @@ void Runtime::resumeG(const SuspendState& s) {
   uint32_t st = gp->atomicstatus.load();
   gp->atomicstatus.store(st & ~static_cast<uint32_t>(_Gscan));
   events_.Record(Ev::kResumeG, gp->goid, Reason::kNone, 0, s.stopped ? 1 : 0, Source::kSuspendG);
+  // _Gwaiting to _Grunnable before taking the scheduler's lock: another
+  // suspendG may take the scan bit the moment it drops, and casgstatus
+  // waits for it to go; that suspendG's caller (a collection stopping the
+  // world) may need the lock first. (Found by //fuzz:preempt_fuzz, suspendG
+  // as the armed request's source with a collection at the preemption:
+  // resumeG spun in ready() holding the lock the collector waited for.)
+  if (s.stopped) casgstatus(gp, _Gwaiting, _Grunnable);
   std::lock_guard<std::mutex> lk(mu_);
-  if (s.stopped) ready(gp);
+  if (s.stopped) enqueueReady(gp);
   suspending_.fetch_sub(1);
   idle_cv_.notify_all();  // an idle M looks again (work, or now a deadlock)
 }
