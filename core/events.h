@@ -22,10 +22,10 @@ enum class Ev : uint8_t {
   kGrow,           // newstack grew the stack (arg = new size)
   kGoStart,        // a goroutine was created (arg = its entry offset)
   kGoExit,
-  kResume,         // execute put a goroutine on an M (arg = P id)
+  kResume,         // execute put a goroutine on an M (arg = P id; every execute is one schedtick of that P)
   kGosched,        // an explicit Gosched
   kPark,           // a goroutine blocked (sleep, wait)
-  kReady,          // a blocked goroutine became runnable
+  kReady,          // a blocked goroutine became runnable (arg 1: on the global run queue, readied by a thread without a P)
   kRetake,         // sysmon saw a P whose tick stayed for forcePreemptNS
   kSignalSent,     // preemptM sent SIGURG (arg = target M id)
   kSignalCoalesced,  // preemptM found a signal already pending on that M
@@ -37,7 +37,7 @@ enum class Ev : uint8_t {
   kSTWRound,       // stopTheWorld called preemptall (arg = round)
   kSTWDone,        // every P stopped (arg = rounds)
   kSafePointFn,    // forEachP's function ran on a P (arg = P id)
-  kTrap,           // armed delivery: the breakpoint was hit (pc; arg = SP - stack.lo there, -1 unknown)
+  kTrap,           // armed delivery: the breakpoint was hit (pc; arg = SP - stack.lo there, -1 unknown; reason kGSyscall: in a system call)
   kDeadlock,       // every goroutine waits and no timer is pending (checkdead)
   kFault,          // a goroutine faulted (reason none; pc = the faulting PC, arg = the signal)
   kPreemptPark,    // preemptPark: stopped for suspendG, now _Gpreempted (pc = resume PC, arg 1: asynchronously)

@@ -136,7 +136,10 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   // the decision oracle's stack rule: the signal will find the same SP.
   uintptr_t sp = NativeContext::sp(uc);
   int64_t room = gp && sp >= gp->stack.lo ? static_cast<int64_t>(sp - gp->stack.lo) : -1;
-  rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, Reason::kNone, at, room);
+  // A goroutine in a system call (its P in _Psyscall) is one no source
+  // preempts: the trap says so for the oracles.
+  bool in_syscall = gp && (gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Gsyscall;
+  rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, in_syscall ? Reason::kGSyscall : Reason::kNone, at, room);
   if (g_req.src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
     rt->preemptCurrent(m, at, Source::kArmed);
   } else {

@@ -21,7 +21,10 @@ class Gen {
     int helpers = Pick(0, 3);
     std::vector<Helper> hs;
     for (int h = 0; h < helpers; h++) hs.push_back(MakeHelper(h, hs));
-    std::string out = "func main.main frame=" + std::to_string(8 * Pick(2, 8)) + "\n";
+    // main's frame up to where its prologue still passes on a 2 KB stack:
+    // main calling a nosplit helper then reaches the stack rule's boundary
+    // (asyncPreemptStack) without a non-leaf helper between them.
+    std::string out = "func main.main frame=" + std::to_string(8 * Pick(2, 140)) + "\n";
     defined_.clear();
     labels_ = 0;
     int frame_slots = 2;
@@ -106,7 +109,7 @@ class Gen {
     std::string b;
     std::set<int> stored_slots;
     for (int k = 0; k < n; k++) {
-      int op = Pick(0, top ? 14 : 10);
+      int op = Pick(0, top ? 15 : 10);
       int d = Reg(), s = DefinedReg();
       switch (op) {
         case 0: b += "  movi " + R(d) + ", " + std::to_string(Imm()) + "\n", defined_.insert(d); break;
@@ -182,11 +185,22 @@ class Gen {
           defined_ = {};
           break;
         }
-        case 13:
-          b += "  inline runtime.gen" + std::to_string(labels_++) + "\n  movi " + R(d) + ", " +
-               std::to_string(Imm()) + "\n  endinline\n";
+        case 13: {
+          // An inlined body, or two nested, of the runtime package or not:
+          // the runtime-package rule asks the innermost one.
+          int shape = Pick(0, 2);  // 0 runtime; 1 main around runtime; 2 runtime around main
+          std::string n = std::to_string(labels_++);
+          std::string body = "  movi " + R(d) + ", " + std::to_string(Imm()) + "\n";
+          if (shape == 0) {
+            b += "  inline runtime.gen" + n + "\n" + body + "  endinline\n";
+          } else {
+            std::string outer = shape == 1 ? "main.gen" : "runtime.gen", inner = shape == 1 ? "runtime.gen" : "main.gen";
+            b += "  inline " + outer + n + "o\n" + body + "  inline " + inner + n + "i\n  addi " + R(d) + ", " +
+                 std::to_string(Pick(1, 9)) + "\n  endinline\n  endinline\n";
+          }
           defined_.insert(d);
           break;
+        }
         case 14: {
           // A heap object's round trip: stored, copied through the vector
           // registers onto itself, read back; only its pointer (in r0,
@@ -195,6 +209,24 @@ class Gen {
           b += "  alloc " + std::to_string(8 * Pick(2, 8)) + "\n  movi " + R(v) + ", " + std::to_string(Imm()) +
                "\n  stm r0, 8, " + R(v) + "\n  vload r0, 0\n  vstore r0, 0\n  ldm " + R(v) + ", r0, 8\n  drop r0\n";
           defined_ = {0, v};
+          break;
+        }
+        case 15: {
+          // Goroutines: a loop starts N that leave nothing observable (so
+          // the end state does not depend on how many ran before main
+          // returned), then main yields to the global run queue, behind
+          // them on the local one: beyond 61 of them, the scheduler's
+          // fairness is what brings main back. The counter lives in a
+          // frame slot (services clobber registers).
+          if (slots == 0) break;
+          std::string l = "l" + std::to_string(labels_++);
+          b += "  movi r1, " + std::to_string(Pick(1, 120)) + "\n  stslot 0, r1\n" + l + ":\n  go main.spawned\n" +
+               "  ldslot r1, 0\n  addi r1, -1\n  stslot 0, r1\n  jnz r1, " + l + "\n";
+          bool yields = Pick(0, 3) != 0;
+          if (yields) b += "  gosched\n";  // a service: it clobbers all but r0, r1 included
+          stored_slots.insert(0);
+          defined_ = yields ? std::set<int>{} : std::set<int>{1};
+          spawns_ = true;
           break;
         }
       }
@@ -216,19 +248,32 @@ class Gen {
   bool from_bytes_ = false;
   std::set<int> defined_;
   int labels_ = 0;
+  bool spawns_ = false;
+
+ public:
+  bool spawns() const { return spawns_; }
 };
 
 }  // namespace
 
+namespace {
+std::string Finish(Gen& g) {
+  std::string p = g.Program();
+  // The helpers' non-leaf callee, and the goroutines' function.
+  p += "func main.leafk\n  addi r0, 1\n  ret\nend\n";
+  if (g.spawns()) p += "func main.spawned\n  movi r1, 3\n  muli r1, 5\n  ret\nend\n";
+  return p;
+}
+}  // namespace
+
 std::string GenerateProgram(uint64_t seed) {
-  std::string p = Gen(seed).Program();
-  // The helpers' non-leaf callee.
-  return p + "func main.leafk\n  addi r0, 1\n  ret\nend\n";
+  Gen g(seed);
+  return Finish(g);
 }
 
 std::string GenerateProgramFromBytes(const uint8_t* data, size_t n) {
-  std::string p = Gen(data, n).Program();
-  return p + "func main.leafk\n  addi r0, 1\n  ret\nend\n";
+  Gen g(data, n);
+  return Finish(g);
 }
 
 }  // namespace safepoint::harness

@@ -2,7 +2,8 @@
 // seed, deterministically, a program of the portable IR operations (so the
 // port-independent interpreter, oracle/semantics.h, defines its result),
 // with helper functions of every kind (leaf, non-leaf, large frames,
-// nosplit), bounded loops, calls, runtime regions and inlined bodies. Every
+// nosplit), bounded loops, calls, runtime regions, inlined bodies (nested
+// too), heap objects, and goroutines started in a loop while main yields. Every
 // program it makes passes the validator and ends.
 #ifndef SAFEPOINT_HARNESS_GENERATOR_H_
 #define SAFEPOINT_HARNESS_GENERATOR_H_

@@ -52,6 +52,7 @@ struct Observation {
   int64_t stack_room = -1;
   std::vector<Event> events;
   RequestSource source = RequestSource::kPreemptOne;  // who raised the armed instruction's request
+  bool in_syscall = false;  // the goroutine was in a system call at the trap (no source preempts it)
 };
 
 struct Baseline {

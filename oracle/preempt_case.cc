@@ -129,14 +129,14 @@ std::string Describe(const Case& c, const CaseResult& r) {
   if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";
   if (!r.judgement.run_error.empty()) s += "  " + r.judgement.run_error + "\n";
   if (!r.judgement.protocol.ok()) s += "  " + r.judgement.protocol.detail + "\n";
-  if (r.judgement.reached && (!o.decided || !r.judgement.progress.empty())) {
+  if (r.judgement.reached && (!o.decided || !r.judgement.progress.empty() || !r.judgement.protocol.ok())) {
     // What the runtime did after the trap instead of deciding there.
     s += "  events after the trap:";
     int shown = 0;
     bool after = false;
     for (const Event& e : o.events) {
-      after = after || (e.kind == Ev::kTrap && e.pc == o.pc);
-      if (!after || shown == 16) continue;
+      after = after || (e.kind == Ev::kTrap && e.pc == o.pc) || !r.judgement.protocol.ok();
+      if (!after || shown == 24) continue;
       s += std::string(" ") + EvName(e.kind) + (e.source != Source::kNone ? std::string("/") + SourceName(e.source) : "") +
            (e.pc == o.pc ? "@armed" : "");
       shown++;

@@ -1,6 +1,7 @@
 #include "oracle/protocol.h"
 
 #include <map>
+#include <set>
 
 namespace safepoint::oracle {
 
@@ -12,11 +13,40 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
     bool must_park = false;       // preempted with that request: preemptPark comes next
   };
   std::map<int64_t, PerG> gs;
+  std::set<int64_t> global;             // goroutines on the global run queue, as the events tell
+  std::map<int64_t, int> others_run;    // per P: executes of others while the global queue waited
   auto at = [](const Event& e) {
     return "goroutine " + std::to_string(e.goid) + ", event #" + std::to_string(e.seq) + " (" + EvName(e.kind) + ")";
   };
   for (const Event& e : events) {
     PerG& g = gs[e.goid];
+    // Fairness: the global queue's membership and each P's executes.
+    switch (e.kind) {
+      case Ev::kGosched:
+      case Ev::kPreemptSync:
+      case Ev::kPreemptAsync:
+        global.insert(e.goid);
+        break;
+      case Ev::kReady:
+        if (e.arg == 1) global.insert(e.goid);
+        break;
+      case Ev::kPreemptPark:
+        global.erase(e.goid);  // asyncPreempt2 parked it instead
+        break;
+      case Ev::kResume:
+        if (global.erase(e.goid)) {
+          others_run[e.arg] = 0;
+        } else if (!global.empty() && ++others_run[e.arg] > kGlobalQueueWaitExecutes) {
+          return {"the global run queue starved",
+                  at(e) + ": P " + std::to_string(e.arg) + " executed " + std::to_string(others_run[e.arg]) +
+                      " goroutines from elsewhere while goroutine " + std::to_string(*global.begin()) +
+                      " waited on the global run queue (it goes first once in 61)"};
+        }
+        if (global.empty()) others_run.clear();
+        break;
+      default:
+        break;
+    }
     switch (e.kind) {
       case Ev::kRequest:
         g.requested = true;

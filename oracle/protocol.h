@@ -17,6 +17,13 @@
 //     in _Gpreempted (preemptPark) for suspendG to claim; it is not put
 //     back on a run queue. A request suspendG withdrew (it found the
 //     goroutine stopped some other way, or gave up) asks nothing more.
+//   - the global run queue goes first once in 61 schedticks. While a
+//     goroutine waits on the global run queue (put there by Gosched,
+//     gopreempt_m, asyncPreempt2, or a ready from a thread without a P), a
+//     P executes at most 61 goroutines from elsewhere before one from the
+//     global queue (findRunnable's schedtick % 61 check, chapter 9.7); one
+//     more is allowed for the moment between an event and the queue
+//     operation it records.
 #ifndef SAFEPOINT_ORACLE_PROTOCOL_H_
 #define SAFEPOINT_ORACLE_PROTOCOL_H_
 
@@ -32,6 +39,10 @@ struct ProtocolProblem {
   std::string detail;  // which goroutine, at which event
   bool ok() const { return rule.empty(); }
 };
+
+// Executes of a P while the global run queue waits, beyond which the queue
+// was starved: 61 and one for the event's moment.
+constexpr int kGlobalQueueWaitExecutes = 62;
 
 ProtocolProblem CheckProtocol(const std::vector<Event>& events);
 

@@ -13,12 +13,12 @@ constexpr int64_t kG = 1;
 
 struct Log {
   std::vector<Event> evs;
-  Log& Add(Ev kind, int64_t arg = 0, Source src = Source::kNone) {
+  Log& Add(Ev kind, int64_t arg = 0, Source src = Source::kNone, int64_t goid = kG) {
     Event e{};
     e.seq = evs.size();
     e.kind = kind;
     e.source = src;
-    e.goid = kG;
+    e.goid = goid;
     e.arg = arg;
     evs.push_back(e);
     return *this;
@@ -76,6 +76,42 @@ TEST(Protocol, SuspendGsRequestEndsInAPark) {
   bad.Add(Ev::kResume).Add(Ev::kRequest, 0, Source::kSuspendG).Add(Ev::kPreemptAsync);
   bad.Add(Ev::kSuspend, 0, Source::kSuspendG);
   EXPECT_EQ(CheckProtocol(bad.evs).rule, "suspendG's request ended without a park");
+}
+
+// Fairness: main (goroutine 1) yields to the global queue behind `others`
+// goroutines on P 0's local one; `back_after` of them run before it.
+Log Starve(int others, int back_after) {
+  Log l;
+  l.Add(Ev::kResume, 0).Add(Ev::kGosched);
+  for (int i = 0; i < others; i++) {
+    if (i == back_after) l.Add(Ev::kResume, 0, Source::kNone, kG);
+    l.Add(Ev::kResume, 0, Source::kNone, 100 + i).Add(Ev::kGoExit, 0, Source::kNone, 100 + i);
+  }
+  return l;
+}
+
+TEST(Protocol, TheGlobalQueueGoingFirstWithin61TicksIsFine) {
+  Log l = Starve(150, 60);
+  EXPECT_TRUE(CheckProtocol(l.evs).ok()) << CheckProtocol(l.evs).detail;
+  // A ready from a thread without a P puts it on the global queue too.
+  Log r;
+  r.Add(Ev::kPark).Add(Ev::kReady, 1);
+  for (int i = 0; i < 61; i++) r.Add(Ev::kResume, 1, Source::kNone, 100 + i);
+  r.Add(Ev::kResume, 1);
+  EXPECT_TRUE(CheckProtocol(r.evs).ok()) << CheckProtocol(r.evs).detail;
+}
+
+TEST(Protocol, AStarvedGlobalQueueIsRefused) {
+  // no-fairness: every goroutine of the local queue ran first.
+  Log l = Starve(150, 150);
+  ProtocolProblem p = CheckProtocol(l.evs);
+  EXPECT_EQ(p.rule, "the global run queue starved");
+  EXPECT_NE(p.detail.find("63 goroutines"), std::string::npos) << p.detail;
+  // The same ready, through a P (the local queue): nothing waits globally.
+  Log r;
+  r.Add(Ev::kPark).Add(Ev::kReady, 0);
+  for (int i = 0; i < 100; i++) r.Add(Ev::kResume, 1, Source::kNone, 100 + i);
+  EXPECT_TRUE(CheckProtocol(r.evs).ok()) << CheckProtocol(r.evs).detail;
 }
 
 }  // namespace

@@ -160,7 +160,22 @@ struct Interp {
           break;
         case Op::kService:
           switch (i.service) {
-            case ir::Service::kGo:
+            case ir::Service::kGo: {
+              // A goroutine that leaves nothing observable (register
+              // arithmetic and branches only) changes no end state,
+              // whenever it runs or if it never does; any other is
+              // another goroutine's story.
+              const ir::Function* t = prog.Find(i.target);
+              bool silent = t != nullptr;
+              for (size_t k = 0; silent && t && k < t->body.size(); k++) {
+                Op o = t->body[k].op;
+                silent = o == Op::kMovi || o == Op::kAddi || o == Op::kMuli || o == Op::kAdd || o == Op::kMov ||
+                         o == Op::kLabel || o == Op::kJmp || o == Op::kJnz || o == Op::kJz || o == Op::kRet;
+              }
+              if (!silent) return Fail(i, "go of a goroutine that may leave state is outside the interpreter's subset");
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+              break;
+            }
             case ir::Service::kSleep:
             case ir::Service::kWait:
             case ir::Service::kHandshake:

@@ -9,8 +9,10 @@
 // (gosched, acquirem ... secret_end), and the heap: alloc, ldm, stm,
 // vload, vstore (objects at abstract addresses: a program that stores a
 // pointer in a global leaves a port's own address there, which the
-// interpreter cannot predict). Not portable, refused: go, sleep,
-// wait, handshake, callback (other goroutines, time, hooks) and
+// interpreter cannot predict), and `go` of a function that only computes
+// in registers (it leaves nothing, whenever it runs). Not portable,
+// refused: any other go, sleep, wait, handshake, callback (other
+// goroutines, time, hooks) and
 // fillregs/sumregs/vfill/vdump/setflags/flagsdump (their results depend on
 // the port's register file and flags).
 #ifndef SAFEPOINT_ORACLE_SEMANTICS_H_

@@ -268,8 +268,8 @@ void Runtime::ready(G* gp) {
 }
 
 void Runtime::enqueueReady(G* gp) {
-  events_.Record(Ev::kReady, gp->goid);
   M* m = tls_m;
+  events_.Record(Ev::kReady, gp->goid, Reason::kNone, 0, m && m->p ? 0 : 1);
   if (m && m->p) {
     runqput(m->p, gp);
   } else {

@@ -79,6 +79,9 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
           break;
         uint32_t e = _Grunning;
         if (!gp->atomicstatus.compare_exchange_strong(e, _Grunning | _Gscan)) break;
+        // A request the goroutine used up (it ran again: execute clears
+        // preempt) is raised anew, and recorded anew.
+        bool standing = gp->preempt.load() && gp->stackguard0.load() == kStackPreempt;
         if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop = true;
         gp->preempt.store(true);
         gp->stackguard0.store(kStackPreempt);
@@ -87,7 +90,7 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
         bool needAsync = asyncM != m2 || asyncGen != gen2;
         asyncM = m2;
         asyncGen = gen2;
-        if (!requested) {
+        if (!requested || !standing) {
           events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, m2 && m2->p ? m2->p->id : -1, Source::kSuspendG);
           requested = true;
         }
