@@ -37,7 +37,7 @@ enum class Ev : uint8_t {
   kSTWRound,       // stopTheWorld called preemptall (arg = round)
   kSTWDone,        // every P stopped (arg = rounds)
   kSafePointFn,    // forEachP's function ran on a P (arg = P id)
-  kTrap,           // armed delivery: the breakpoint was hit (pc; arg = SP - stack.lo there, -1 unknown; reason kGSyscall: in a system call)
+  kTrap,           // armed delivery: the breakpoint was hit (pc; arg = SP - stack.lo there, -1 unknown; reason: why no source that looks at Ps would see the goroutine running, kGSyscall, kPNotRunning, kNoCurg)
   kDeadlock,       // every goroutine waits and no timer is pending (checkdead)
   kFault,          // a goroutine faulted (reason none; pc = the faulting PC, arg = the signal)
   kPreemptPark,    // preemptPark: stopped for suspendG, now _Gpreempted (pc = resume PC, arg 1: asynchronously)

@@ -136,12 +136,24 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   // the decision oracle's stack rule: the signal will find the same SP.
   uintptr_t sp = NativeContext::sp(uc);
   int64_t room = gp && sp >= gp->stack.lo ? static_cast<int64_t>(sp - gp->stack.lo) : -1;
-  // A goroutine in a system call (its P in _Psyscall) is one no source
-  // preempts: the trap says so for the oracles.
-  bool in_syscall = gp && (gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Gsyscall;
-  rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, in_syscall ? Reason::kGSyscall : Reason::kNone, at, room);
+  // Whether a source that looks at Ps (sysmon, preemptall) can see this
+  // goroutine running: not in a system call (its P in _Psyscall), its P
+  // running, and it the M's goroutine (a stub on g0 is the scheduler's).
+  // The trap says so for the oracles.
+  Reason seen = Reason::kNone;
+  if (gp == nullptr) seen = Reason::kNoCurg;
+  else if ((gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Gsyscall) seen = Reason::kGSyscall;
+  else if (m->p == nullptr || m->p->status.load() != _Prunning) seen = Reason::kPNotRunning;
+  rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, seen, at, room);
+  bool looks_at_ps = g_req.src == RequestSource::kSysmon || g_req.src == RequestSource::kForEachP;
   if (g_req.src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
     rt->preemptCurrent(m, at, Source::kArmed);
+  } else if (looks_at_ps && seen != Reason::kNone) {
+    // sysmon and forEachP will not see it running: nothing to wait for
+    // (the requester goes on; forEachP completes at a later safe point).
+    g_req.m.store(m);
+    g_req.gp.store(gp);
+    sem_post(&g_req.wake);
   } else {
     g_req.m.store(m);
     g_req.gp.store(gp);

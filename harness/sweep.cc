@@ -330,7 +330,7 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
     o.entry = rt->code_base() + f->entry;
     for (const Event& ev : rt->events()) {
       if (ev.pc != o.pc) continue;
-      if (ev.kind == Ev::kTrap) o.trapped = true, o.stack_room = ev.arg, o.in_syscall = ev.reason == Reason::kGSyscall;
+      if (ev.kind == Ev::kTrap) o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
       if (!o.decided && ev.kind == Ev::kAsyncAccept)
         o.decided = o.accepted = true, o.resume = static_cast<uintptr_t>(ev.arg);
       if (!o.decided && ev.kind == Ev::kAsyncRefuse) o.decided = true, o.reason = ev.reason;

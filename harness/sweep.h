@@ -52,7 +52,10 @@ struct Observation {
   int64_t stack_room = -1;
   std::vector<Event> events;
   RequestSource source = RequestSource::kPreemptOne;  // who raised the armed instruction's request
-  bool in_syscall = false;  // the goroutine was in a system call at the trap (no source preempts it)
+  // Why no source that looks at Ps would have seen the goroutine running at
+  // the trap (in a system call, its P not running, no goroutine): kNone if
+  // it would.
+  Reason unseen = Reason::kNone;
 };
 
 struct Baseline {

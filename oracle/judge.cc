@@ -10,8 +10,9 @@ namespace {
 // The request's source did its part: sysmon, shown a goroutine that has run
 // forcePreemptNS (10 ms, chapter 9.7.6) on one time slice, retakes its P.
 std::string SourceProgress(const harness::Observation& o) {
-  // (A P in a system call is retaken by handing it off, not by preemption.)
-  if (o.source != harness::RequestSource::kSysmon || o.in_syscall) return "";
+  // (A P in a system call is retaken by handing it off, not by preemption;
+  // one in the scheduler is not running a goroutine to retake.)
+  if (o.source != harness::RequestSource::kSysmon || o.unseen != Reason::kNone) return "";
   for (const Event& e : o.events)
     if (e.kind == Ev::kRetake) return "";
   return "sysmon did not retake a P whose goroutine ran forcePreemptNS (10 ms) on one time slice";

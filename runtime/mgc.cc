@@ -203,7 +203,20 @@ int64_t Runtime::GC(G* held) {
   }
   events_.Record(Ev::kGCStart, 0, Reason::kNone, 0, cycle);
   SuspendState hold;
-  if (held) hold = suspendG(held);
+  if (held) {
+    hold = suspendG(held);
+    if (!hold.stopped) {
+      // Another suspendG claimed it from preemptPark first (a scan of
+      // its own, or the harness's suspendG source): it is not parked for
+      // this collection, and holding it through the stop-the-world would
+      // leave an execute waiting on its scan bit while the world waits on
+      // that execute. An ordinary goroutine, then. (Found by
+      // //fuzz:preempt_fuzz: 15 s until the stop-the-world gave up.)
+      resumeG(hold);
+      hold = SuspendState{};
+      held = nullptr;
+    }
+  }
   {
     std::lock_guard<std::mutex> lk(heap_mu_);
     gcMarkRoots(false);
