@@ -9,12 +9,30 @@ namespace {
 
 // The request's source did its part: sysmon, shown a goroutine that has run
 // forcePreemptNS (10 ms, chapter 9.7.6) on one time slice, retakes its P.
+// Not asked of it when the goroutine was not to be seen running (a system
+// call's P is handed off, not preempted), when a request was standing at
+// the trap (raised since the goroutine last ran: the program's end asking
+// every goroutine to stop, say), or when another source asked first: the
+// signal answered that request.
 std::string SourceProgress(const harness::Observation& o) {
-  // (A P in a system call is retaken by handing it off, not by preemption;
-  // one in the scheduler is not running a goroutine to retake.)
   if (o.source != harness::RequestSource::kSysmon || o.unseen != Reason::kNone) return "";
-  for (const Event& e : o.events)
+  size_t trap = o.events.size();
+  for (size_t i = 0; i < o.events.size() && trap == o.events.size(); i++)
+    if (o.events[i].kind == Ev::kTrap && o.events[i].pc == o.pc) trap = i;
+  if (trap == o.events.size()) return "";
+  const int64_t goid = o.events[trap].goid;
+  bool standing = false;
+  for (size_t i = 0; i < trap; i++) {
+    const Event& e = o.events[i];
+    if (e.goid == goid && e.kind == Ev::kResume) standing = false;
+    if (e.goid == goid && e.kind == Ev::kRequest) standing = true;
+  }
+  if (standing) return "";
+  for (size_t i = trap; i < o.events.size(); i++) {
+    const Event& e = o.events[i];
     if (e.kind == Ev::kRetake) return "";
+    if (e.kind == Ev::kRequest && e.goid == goid) return "";  // another source asked first
+  }
   return "sysmon did not retake a P whose goroutine ran forcePreemptNS (10 ms) on one time slice";
 }
 
