@@ -55,6 +55,7 @@ enum class Ev : uint8_t {
   kGCDone,         // the sweep finished (arg = objects freed)
   kFreedAccess,    // a goroutine touched a freed object (pc = the faulting PC, arg = the object's index)
   kSafePointGiveUp,  // forEachP withdrew: the program ended or its bound passed (arg = Ps that had not run it)
+  kGlobalRunq,     // a goroutine was put on the global run queue (recorded under the scheduler lock, with the push)
   kCount,
 };
 

@@ -21,17 +21,11 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
   for (const Event& e : events) {
     PerG& g = gs[e.goid];
     // Fairness: the global queue's membership and each P's executes.
+    // Both recorded under the scheduler lock with the queue operation, so
+    // the events order them as the queue saw them.
     switch (e.kind) {
-      case Ev::kGosched:
-      case Ev::kPreemptSync:
-      case Ev::kPreemptAsync:
+      case Ev::kGlobalRunq:
         global.insert(e.goid);
-        break;
-      case Ev::kReady:
-        if (e.arg == 1) global.insert(e.goid);
-        break;
-      case Ev::kPreemptPark:
-        global.erase(e.goid);  // asyncPreempt2 parked it instead
         break;
       case Ev::kResume:
         if (global.erase(e.goid)) {

@@ -19,11 +19,11 @@
 //     goroutine stopped some other way, or gave up) asks nothing more.
 //   - the global run queue goes first once in 61 schedticks. While a
 //     goroutine waits on the global run queue (put there by Gosched,
-//     gopreempt_m, asyncPreempt2, or a ready from a thread without a P), a
-//     P executes at most 61 goroutines from elsewhere before one from the
-//     global queue (findRunnable's schedtick % 61 check, chapter 9.7); one
-//     more is allowed for the moment between an event and the queue
-//     operation it records.
+//     gopreempt_m, asyncPreempt2, or a ready from a thread without a P: a
+//     kGlobalRunq event), a P executes at most 61 goroutines from elsewhere
+//     (kResume, one schedtick each) before one from the global queue
+//     (findRunnable's schedtick % 61 check, chapter 9.7); one more is
+//     allowed for slack.
 #ifndef SAFEPOINT_ORACLE_PROTOCOL_H_
 #define SAFEPOINT_ORACLE_PROTOCOL_H_
 

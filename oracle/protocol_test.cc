@@ -82,7 +82,7 @@ TEST(Protocol, SuspendGsRequestEndsInAPark) {
 // goroutines on P 0's local one; `back_after` of them run before it.
 Log Starve(int others, int back_after) {
   Log l;
-  l.Add(Ev::kResume, 0).Add(Ev::kGosched);
+  l.Add(Ev::kResume, 0).Add(Ev::kGosched).Add(Ev::kGlobalRunq);
   for (int i = 0; i < others; i++) {
     if (i == back_after) l.Add(Ev::kResume, 0, Source::kNone, kG);
     l.Add(Ev::kResume, 0, Source::kNone, 100 + i).Add(Ev::kGoExit, 0, Source::kNone, 100 + i);
@@ -95,7 +95,7 @@ TEST(Protocol, TheGlobalQueueGoingFirstWithin61TicksIsFine) {
   EXPECT_TRUE(CheckProtocol(l.evs).ok()) << CheckProtocol(l.evs).detail;
   // A ready from a thread without a P puts it on the global queue too.
   Log r;
-  r.Add(Ev::kPark).Add(Ev::kReady, 1);
+  r.Add(Ev::kPark).Add(Ev::kReady, 1).Add(Ev::kGlobalRunq);
   for (int i = 0; i < 61; i++) r.Add(Ev::kResume, 1, Source::kNone, 100 + i);
   r.Add(Ev::kResume, 1);
   EXPECT_TRUE(CheckProtocol(r.evs).ok()) << CheckProtocol(r.evs).detail;

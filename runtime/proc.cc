@@ -274,6 +274,7 @@ void Runtime::enqueueReady(G* gp) {
     runqput(m->p, gp);
   } else {
     globrunq_.push_back(gp);
+    events_.Record(Ev::kGlobalRunq, gp->goid);
   }
   idle_cv_.notify_all();
 }
@@ -412,6 +413,7 @@ void Runtime::goschedImpl(G* gp) {
   casgstatus(gp, _Grunning, _Grunnable);
   dropg(m);
   globrunq_.push_back(gp);
+  events_.Record(Ev::kGlobalRunq, gp->goid);
   mu_.unlock();
   schedule(m);
 }
@@ -646,6 +648,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     std::lock_guard<std::mutex> lk(mu_);
     G* mg = newproc(code_->base() + f->entry, true);
     globrunq_.push_back(mg);
+    events_.Record(Ev::kGlobalRunq, mg->goid);
   }
   // Every M is a thread of its own; the calling thread only waits, as the
   // process does in Go, for main to return (or for a deadlock), so a
