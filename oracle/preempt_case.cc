@@ -136,7 +136,7 @@ std::string Describe(const Case& c, const CaseResult& r) {
     bool after = false;
     for (const Event& e : o.events) {
       after = after || (e.kind == Ev::kTrap && e.pc == o.pc) || !r.judgement.protocol.ok();
-      if (!after || shown == 24) continue;
+      if (!after || shown == 48) continue;
       s += std::string(" ") + EvName(e.kind) + (e.source != Source::kNone ? std::string("/") + SourceName(e.source) : "") +
            (e.pc == o.pc ? "@armed" : "");
       shown++;

@@ -376,8 +376,13 @@ void Runtime::execute(M* m, G* gp) {
     sched_yield();
     mu_.lock();
   }
-  gp->m = m;
-  m->curg.store(gp);
+  // The request is used up and kResume recorded before the M shows gp as
+  // its curg: a request preemptone raises on seeing gp there (sysmon's,
+  // say) then comes after both and stands for this run, in the runtime and
+  // in the events alike. (With curg set first, a request raised in between
+  // was recorded before kResume but survived it: the protocol oracle,
+  // under //fuzz:preempt_fuzz with sysmon as the source, saw a preemption
+  // "without a request".)
   if (!opts_.mutations.live_request) {
     // The request that stopped it (if any) is used up.
     gp->preempt.store(false);
@@ -393,6 +398,8 @@ void Runtime::execute(M* m, G* gp) {
   }
   gp->asyncSafePoint = false;  // it runs again: no longer stopped anywhere
   events_.Record(Ev::kResume, gp->goid, Reason::kNone, gp->sched.pc, pp->id);
+  gp->m = m;
+  m->curg.store(gp);
   mu_.unlock();
   sp_gogo(&gp->sched);
 }
