@@ -146,8 +146,18 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   else if (m->p == nullptr || m->p->status.load() != _Prunning) seen = Reason::kPNotRunning;
   rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, seen, at, room);
   bool looks_at_ps = g_req.src == RequestSource::kSysmon || g_req.src == RequestSource::kForEachP;
+  bool async = rt->async_supported() && rt->debug().asyncpreemptoff == 0;
+  auto sigurg_pending = [] {
+    sigset_t pending;
+    return sigpending(&pending) == 0 && sigismember(&pending, SIGURG);
+  };
   if (g_req.src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
     rt->preemptCurrent(m, at, Source::kArmed);
+    // preemptM coalesced into a signal another thread was about to send
+    // (signalPending set, not yet sent: the program's end asking every
+    // goroutine to stop, say): wait until it is pending here, bounded.
+    const int64_t deadline = MonotonicNanos() + 60'000'000'000;
+    while (async && m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline) sched_yield();
   } else if (looks_at_ps && seen != Reason::kNone) {
     // sysmon and forEachP will not see it running: nothing to wait for
     // (the requester goes on; forEachP completes at a later safe point).
@@ -164,12 +174,10 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     // and a handler that left on the mark ran past the armed instruction
     // before the signal came. Or until the requester settled without
     // asking. Bounded: the requester settles within its own bounds.
-    bool async = rt->async_supported() && rt->debug().asyncpreemptoff == 0;
     const int64_t deadline = MonotonicNanos() + 60'000'000'000;
     while (MonotonicNanos() < deadline) {
       bool requested = gp->preempt.load() && gp->stackguard0.load() == kStackPreempt;
-      sigset_t pending;
-      if (requested && (!async || (sigpending(&pending) == 0 && sigismember(&pending, SIGURG)))) break;
+      if (requested && (!async || sigurg_pending())) break;
       if (g_req.settled.load() && !requested) break;
       sched_yield();
     }
