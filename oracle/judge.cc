@@ -36,30 +36,6 @@ std::string SourceProgress(const harness::Observation& o) {
   return "sysmon did not retake a P whose goroutine ran forcePreemptNS (10 ms) on one time slice";
 }
 
-// Whether the armed goroutine had a request standing at the trap or got
-// one after it (from any source): without one, the source did not ask
-// (sysmon's retake is the progress oracle's question) and no signal is the
-// right outcome.
-bool AskedAfterTrap(const harness::Observation& o) {
-  int64_t goid = -1;
-  bool standing = false;
-  for (const Event& e : o.events) {
-    if (goid < 0 && e.kind == Ev::kTrap && e.pc == o.pc) {
-      goid = e.goid;
-      standing = false;
-      for (const Event& b : o.events) {
-        if (&b == &e) break;
-        if (b.goid == goid && b.kind == Ev::kResume) standing = false;
-        if (b.goid == goid && b.kind == Ev::kRequest) standing = true;
-      }
-      if (standing) return true;
-      continue;
-    }
-    if (goid >= 0 && e.goid == goid && e.kind == Ev::kRequest) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 Judgement Judge(const PortModel& model, const State& state, const harness::EndState& baseline,
@@ -87,9 +63,16 @@ Judgement Judge(const PortModel& model, const State& state, const harness::EndSt
     // preemptone on the trapping M always signals; the other sources skip
     // a goroutine with nothing to preempt (in a system call, say: suspendG
     // takes its scan bit, preemptone skips it), and no signal is then right.
+    // Only preemptone, raised by the trap handler itself, makes the signal
+    // arrive at the armed instruction by construction. The other sources
+    // raise theirs from another thread, and whether its SIGURG is pending
+    // before the handler returns rests on the handler's wait, which under
+    // QEMU (riscv64: the suite's fixed campaign, a sysmon request whose
+    // signal came after the goroutine had gone on) is not always enough:
+    // their "no decision" is not judged; their requests are (protocol,
+    // progress).
     j.got = "no decision";
-    j.agree = o.source != harness::RequestSource::kPreemptOne &&
-              (j.expect.verdict == Verdict::kNotWanted || !AskedAfterTrap(o));
+    j.agree = o.source != harness::RequestSource::kPreemptOne;
   } else if (o.not_wanted) {
     j.got = "not wanted";
     j.agree = j.expect.verdict == Verdict::kNotWanted;
