@@ -54,12 +54,16 @@ struct Requester {
 };
 Requester g_req;
 
-// The request has reached gp (preempt and stackPreempt set) and, when the
-// runtime preempts asynchronously, its signal is pending on m.
+// A request has been raised on gp: preempt and stackPreempt set.
+bool RequestRaised(const G* gp) { return gp->preempt.load() && gp->stackguard0.load() == kStackPreempt; }
+// The runtime answers requests with a signal too.
+bool PreemptsAsync(Runtime& rt) { return rt.async_supported() && rt.debug().asyncpreemptoff == 0; }
+
+// The request has reached gp and, when the runtime preempts asynchronously,
+// its signal is marked pending on m (the requester's view; the trap handler
+// waits for the signal itself).
 bool RequestReached(Runtime& rt, G* gp, M* m) {
-  if (!gp->preempt.load() || gp->stackguard0.load() != kStackPreempt) return false;
-  bool async = rt.async_supported() && rt.debug().asyncpreemptoff == 0;
-  return !async || m->signalPending.load() != 0;
+  return RequestRaised(gp) && (!PreemptsAsync(rt) || m->signalPending.load() != 0);
 }
 
 void Request(Requester& q) {
@@ -146,7 +150,7 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   else if (m->p == nullptr || m->p->status.load() != _Prunning) seen = Reason::kPNotRunning;
   rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, seen, at, room);
   bool looks_at_ps = g_req.src == RequestSource::kSysmon || g_req.src == RequestSource::kForEachP;
-  bool async = rt->async_supported() && rt->debug().asyncpreemptoff == 0;
+  bool async = PreemptsAsync(*rt);
   auto sigurg_pending = [] {
     sigset_t pending;
     return sigpending(&pending) == 0 && sigismember(&pending, SIGURG);
@@ -158,25 +162,22 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     // goroutine to stop, say): wait until it is pending here, bounded.
     const int64_t deadline = MonotonicNanos() + 60'000'000'000;
     while (async && m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline) sched_yield();
-  } else if (looks_at_ps && seen != Reason::kNone) {
-    // sysmon and forEachP will not see it running: nothing to wait for
-    // (the requester goes on; forEachP completes at a later safe point).
-    g_req.m.store(m);
-    g_req.gp.store(gp);
-    sem_post(&g_req.wake);
   } else {
     g_req.m.store(m);
     g_req.gp.store(gp);
     sem_post(&g_req.wake);
-    // Wait until the request is raised and, when the runtime preempts
-    // asynchronously, its SIGURG is pending on this thread (blocked while
-    // this handler runs): preemptM marks signalPending before it sends,
-    // and a handler that left on the mark ran past the armed instruction
-    // before the signal came. Or until the requester settled without
-    // asking. Bounded: the requester settles within its own bounds.
+    // sysmon and forEachP will not see it running: nothing to wait for
+    // (the requester goes on; forEachP completes at a later safe point).
+    // Otherwise wait until the request is raised and, when the runtime
+    // preempts asynchronously, its SIGURG is pending on this thread
+    // (blocked while this handler runs): preemptM marks signalPending
+    // before it sends, and a handler that left on the mark ran past the
+    // armed instruction before the signal came. Or until the requester
+    // settled without asking. Bounded: the requester settles within its
+    // own bounds.
     const int64_t deadline = MonotonicNanos() + 60'000'000'000;
-    while (MonotonicNanos() < deadline) {
-      bool requested = gp->preempt.load() && gp->stackguard0.load() == kStackPreempt;
+    while (!(looks_at_ps && seen != Reason::kNone) && MonotonicNanos() < deadline) {
+      bool requested = RequestRaised(gp);
       if (requested && (!async || sigurg_pending())) break;
       if (g_req.settled.load() && !requested) break;
       sched_yield();

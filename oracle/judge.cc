@@ -60,9 +60,6 @@ Judgement Judge(const PortModel& model, const State& state, const harness::EndSt
     j.got = !o.decided ? "no decision" : o.not_wanted ? "not wanted" : o.accepted ? "accepted" : "refused";
     j.agree = !o.decided || o.not_wanted;
   } else if (!o.decided) {
-    // preemptone on the trapping M always signals; the other sources skip
-    // a goroutine with nothing to preempt (in a system call, say: suspendG
-    // takes its scan bit, preemptone skips it), and no signal is then right.
     // Only preemptone, raised by the trap handler itself, makes the signal
     // arrive at the armed instruction by construction. The other sources
     // raise theirs from another thread, and whether its SIGURG is pending
