@@ -46,8 +46,8 @@ void EventLog::BindThread(int m, int p) {
   tls_event_p = p;
 }
 
-EventLog::EventLog(size_t capacity)
-    : buf_(new Event[capacity]), cap_(capacity), ready_(new std::atomic<bool>[capacity]) {
+EventLog::EventLog(size_t capacity, bool times)
+    : buf_(new Event[capacity]), cap_(capacity), times_(times), ready_(new std::atomic<bool>[capacity]) {
   for (size_t i = 0; i < cap_; i++) ready_[i].store(false, std::memory_order_relaxed);
 }
 
@@ -57,10 +57,13 @@ void EventLog::Record(Ev kind, int64_t goid, Reason reason, uintptr_t pc, int64_
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  buf_[seq] = Event{seq, kind, source, reason, goid, pc, arg, static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec,
-                     tls_event_m, tls_event_p};
+  int64_t when = 0;
+  if (times_) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    when = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
+  buf_[seq] = Event{seq, kind, source, reason, goid, pc, arg, when, tls_event_m, tls_event_p};
   ready_[seq].store(true, std::memory_order_release);
 }
 

@@ -102,14 +102,18 @@ struct Event {
   int64_t goid;
   uintptr_t pc;  // absolute PC, where one applies
   int64_t arg;
-  int64_t when;  // CLOCK_MONOTONIC ns: for benchmarks only, never for ordering
+  int64_t when;  // CLOCK_MONOTONIC ns: for benchmarks only, never for ordering (0: a log without times)
   int32_t m;     // the M whose thread recorded it (-1: a thread that is no M)
   int32_t p;     // the P that M held (-1: none, as for sysmon)
 };
 
 class EventLog {
  public:
-  explicit EventLog(size_t capacity = 1 << 18);
+  // times: each event records CLOCK_MONOTONIC in `when`. Under QEMU user
+  // mode that is an emulated system call per event (several per
+  // preemption); logs judged only by order (the fuzzer, the sweep) go
+  // without.
+  explicit EventLog(size_t capacity = 1 << 18, bool times = true);
   void Record(Ev kind, int64_t goid, Reason reason = Reason::kNone, uintptr_t pc = 0, int64_t arg = 0,
               Source source = Source::kNone);
   // A consistent copy of what was recorded so far.
@@ -126,6 +130,7 @@ class EventLog {
  private:
   std::unique_ptr<Event[]> buf_;
   size_t cap_;
+  bool times_;
   std::atomic<uint64_t> next_{0};
   std::atomic<size_t> dropped_{0};
   std::unique_ptr<std::atomic<bool>[]> ready_;

@@ -19,6 +19,7 @@ RuntimeOptions OptionsFor(uint32_t settings) {
   RuntimeOptions o;
   o.hooks.sysmon = false;  // preemption only where a probe arms it
   o.hooks.event_capacity = 4096;
+  o.hooks.event_times = false;
   if (settings & kSetAsyncPreemptOff) o.settings.godebug = "asyncpreemptoff=1";
   o.experiments.runtimesecret = (settings & kSetRuntimeSecret) != 0;
   o.settings.gomaxprocs = (settings & kSetGomaxprocs2) ? 2 : 1;

@@ -156,12 +156,15 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     return sigpending(&pending) == 0 && sigismember(&pending, SIGURG);
   };
   if (g_req.src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
-    rt->preemptCurrent(m, at, Source::kArmed);
-    // preemptM coalesced into a signal another thread was about to send
+    // Sent here: the signal is pending on this thread (tgkill to oneself
+    // with SIGURG blocked), nothing to wait for. Otherwise preemptM may have
+    // coalesced into a signal another thread was about to send
     // (signalPending set, not yet sent: the program's end asking every
     // goroutine to stop, say): wait until it is pending here, bounded.
+    bool sent = rt->preemptCurrent(m, at, Source::kArmed);
     const int64_t deadline = MonotonicNanos() + 60'000'000'000;
-    while (async && m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline) sched_yield();
+    while (!sent && async && m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline)
+      sched_yield();
   } else {
     g_req.m.store(m);
     g_req.gp.store(gp);

@@ -23,6 +23,7 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   c.source = static_cast<harness::RequestSource>(c.settings >> 6);
   c.opts.hooks.sysmon = false;  // preemption only where the input arms it
   c.opts.hooks.event_capacity = 4096;
+  c.opts.hooks.event_times = false;  // judged by order only
   if (c.settings & 1) c.opts.settings.godebug = "asyncpreemptoff=1";
   c.opts.experiments.runtimesecret = (c.settings & 2) != 0;
   c.opts.experiments.simd = (c.settings & 4) != 0;

@@ -37,6 +37,7 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
   base.hooks.sysmon = false;
   base.settings.gomaxprocs = 1;
   base.hooks.event_capacity = 4096;  // one preemption's worth, many times over
+  base.hooks.event_times = false;    // judged by order only
   const PortModel& model = NativePort().model;
   State state;
   state.runtimesecret = base.experiments.runtimesecret;

@@ -75,6 +75,7 @@ struct RuntimeHooks {
   Clock* clock = nullptr;            // sysmon's clock; nullptr: CLOCK_MONOTONIC
   bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
   size_t event_capacity = 1 << 17;   // events kept; more are counted as dropped
+  bool event_times = true;           // events carry CLOCK_MONOTONIC (Event::when); see EventLog
   size_t initial_stack = 2048;       // bytes (kStackMin)
   // The port's preemptMSupported, overridable to run a port as if it had
   // no asynchronous preemption (js/wasm, Plan 9).

@@ -69,15 +69,16 @@ bool Runtime::preemptone(P* pp, Source src) {
   return true;
 }
 
-void Runtime::requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src) {
+bool Runtime::requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src) {
   gp->preempt.store(true);
   gp->stackguard0.store(kStackPreempt);  // synchronous: the next prologue check fails
   events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, pp ? pp->id : -1, src);
   // asynchronous: a signal to the M, where the port supports it.
   if (async_supported_ && debug_.asyncpreemptoff == 0) {
     if (pp) pp->preempt.store(true);
-    preemptM(mp);
+    return preemptM(mp);
   }
+  return false;
 }
 
 void Runtime::preemptall(Source src) {

@@ -107,7 +107,7 @@ bool ParseGodebug(const std::string& s, Debug* out, std::string* err) {
 
 Runtime::Runtime(RuntimeOptions opts)
     : opts_(std::move(opts)),
-      events_(opts_.hooks.event_capacity),
+      events_(opts_.hooks.event_capacity, opts_.hooks.event_times),
       data_mapping_(mmap(nullptr, kDataReservation, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) {
   if (data_mapping_ == MAP_FAILED) Throw("out of memory", "cannot reserve the program's data pages");
   char* mid = static_cast<char*>(data_mapping_) + kDataReservation / 2;

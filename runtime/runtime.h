@@ -224,8 +224,10 @@ class Runtime {
   void retake(int64_t now);
 
   // Asynchronous preemption (runtime/signal.cc). preemptM sends SIGURG to
-  // mp's thread unless one is already pending there.
-  void preemptM(M* mp);
+  // mp's thread unless one is already pending there. True when this call
+  // sent it; false when it coalesced into a signal another thread marked
+  // (and may not have sent yet), or there was no thread to send to.
+  bool preemptM(M* mp);
   // The decision of isAsyncSafePoint for goroutine gp interrupted at pc/sp.
   struct AsyncDecision {
     bool ok;
@@ -287,8 +289,10 @@ class Runtime {
   G* FindG(int64_t goid);
   // A preemption request raised on the target M itself, from a signal
   // handler running on it (the harness's armed delivery): as preemptone
-  // would, then preemptM. Records the request with `pc` and `src`.
-  void preemptCurrent(M* m, uintptr_t pc, Source src);
+  // would, then preemptM. Records the request with `pc` and `src`. True
+  // when this call sent the M its SIGURG (false: none is sent, because
+  // asynchronous preemption is off, or it coalesced into another's).
+  bool preemptCurrent(M* m, uintptr_t pc, Source src);
   // The loaded code, for the harness to patch (breakpoints) and read back.
   // False when no program is loaded or the page cannot be written.
   bool PatchCode(uint32_t off, const uint8_t* bytes, size_t n);
@@ -364,8 +368,8 @@ class Runtime {
  private:
   // The two triggers of a request (preempt and stackPreempt), its event,
   // and the signal where asynchronous preemption is on: preemptone's and
-  // preemptCurrent's common part.
-  void requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src);
+  // preemptCurrent's common part. True when it sent the signal itself.
+  bool requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src);
   G* newproc(uintptr_t entry, bool is_main);
   void FreeStack(G* gp);
   bool AllocStack(G* gp, size_t size, std::string* err);

@@ -191,19 +191,20 @@ void Runtime::SignalSetupM(M* m) {
   sigaltstack(&ss, nullptr);
 }
 
-void Runtime::preemptM(M* mp) {
-  if (!async_supported_) return;
+bool Runtime::preemptM(M* mp) {
+  if (!async_supported_) return false;
   uint32_t expect = 0;
   if (!mp->signalPending.compare_exchange_strong(expect, 1)) {
     events_.Record(Ev::kSignalCoalesced, 0, Reason::kNone, 0, mp->id);
-    return;
+    return false;
   }
   if (mp->tid == 0) {  // not started yet
     mp->signalPending.store(0);
-    return;
+    return false;
   }
   events_.Record(Ev::kSignalSent, 0, Reason::kNone, 0, mp->id);
   syscall(SYS_tgkill, getpid(), mp->tid, SIGURG);
+  return true;
 }
 
 Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval) {
@@ -317,11 +318,11 @@ void Runtime::asyncPreempt2(G* gp) {
 
 // --- a request raised on the target M itself -----------------------------
 
-void Runtime::preemptCurrent(M* m, uintptr_t pc, Source src) {
+bool Runtime::preemptCurrent(M* m, uintptr_t pc, Source src) {
   G* gp = m->curg.load();
-  if (gp == nullptr) return;
+  if (gp == nullptr) return false;
   // As preemptone would (it skips its own M; this is the target M itself).
-  requestPreemption(m, m->p, gp, pc, src);
+  return requestPreemption(m, m->p, gp, pc, src);
 }
 
 bool Runtime::PatchCode(uint32_t off, const uint8_t* bytes, size_t n) { return code_ && code_->Patch(off, bytes, n); }
