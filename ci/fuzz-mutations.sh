@@ -78,10 +78,17 @@ for c in "${configs[@]}"; do
   # A private copy: a later build cannot change the binary under a campaign.
   mkdir -p "$out/bin/$c"
   cp -f "$bin/fuzz/preempt_fuzz" "$bin/cmd/safepoint" "$out/bin/$c/"
-  mapfile -t muts < <("$top/platforms/toolchains/run" --config="$c" "$out/bin/$c/safepoint" sweep --mutate=list |
-    awk 'NR > 1 && !/\[not here:/ {print $1}')
+  list=$("$top/platforms/toolchains/run" --config="$c" "$out/bin/$c/safepoint" sweep --mutate=list)
+  mapfile -t muts < <(awk 'NR > 1 && !/\[not here:/ {print $1}' <<<"$list")
   for m in "${muts[@]}"; do
     if [ -n "$only" ] && [[ ",$only," != *",$m,"* ]]; then continue; fi
+    # No run of any program on this port shows it (the list says why): n/a.
+    unseen=$(awk -v m="$m" '$1 == m && /\[no run shows it here:/ {sub(/.*\[no run shows it here: /, ""); sub(/\]$/, ""); print}' <<<"$list")
+    if [ -n "$unseen" ]; then
+      echo "| $c | $m | n/a | | | no run shows it: ${unseen//|/\\|} |" >>"$table"
+      echo "fuzz-mutations: $c $m: n/a (no run shows it here)"
+      continue
+    fi
     corpus=$(mktemp -d)
     cp fuzz/corpus/preempt/* "$corpus/"
     art="$out/artifacts/$c/$m"

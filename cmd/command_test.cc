@@ -494,6 +494,17 @@ TEST(Command, AMutationThatDoesNotApplyIsRefused) {
   }
 }
 
+// stack-room-off-by-one applies wherever asynchronous preemption does, but
+// where SP keeps 16-byte alignment no run reaches the one word it admits:
+// the list says so (a fuzz campaign has nothing to find there).
+TEST(Command, TheListSaysWhereNoRunShowsAMutation) {
+  std::string line = MutationLine("stack-room-off-by-one");
+  ASSERT_FALSE(line.empty());
+  if (!NativePort().async_preemption()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  EXPECT_EQ(line.find("[no run shows it here") != std::string::npos, NativePort().sp_align == 16) << line;
+  EXPECT_EQ(line.find("[not here"), std::string::npos) << line;
+}
+
 // The half-vector mutation applies on every port with asynchronous
 // preemption, and the sweep it runs fails, naming vector dump chunks the
 // preemption changed.

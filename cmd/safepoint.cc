@@ -242,8 +242,10 @@ int SweepCmd(const CommandLine& cl, const harness::FlagError* late) {
            std::string(NativePort().name).c_str());
     for (const harness::MutationDef& d : harness::Mutations()) {
       std::string why = harness::MutationInapplicable(d, NativePort());
-      printf("  %-22s %s (caught by %s%s)%s\n", d.name, d.what, d.caught_by, d.sweep_catches ? " and the sweep" : "",
-             why.empty() ? "" : ("  [not here: " + why + "]").c_str());
+      std::string unseen = why.empty() ? harness::MutationUnseenInRuns(d, NativePort()) : "";
+      printf("  %-22s %s (caught by %s%s)%s%s\n", d.name, d.what, d.caught_by, d.sweep_catches ? " and the sweep" : "",
+             why.empty() ? "" : ("  [not here: " + why + "]").c_str(),
+             unseen.empty() ? "" : ("  [no run shows it here: " + unseen + "]").c_str());
     }
     return 0;
   }
@@ -278,11 +280,13 @@ int SweepCmd(const CommandLine& cl, const harness::FlagError* late) {
   return r.ok() ? 0 : 1;
 }
 
-// The verdict of one replay: "ok", or the finding's first line.
-std::string ReplayVerdict(const oracle::Case& c, std::string* detail) {
+// The verdict of one replay: "ok", or the finding's first line. *seen:
+// what the armed run showed (oracle::Observed).
+std::string ReplayVerdict(const oracle::Case& c, std::string* detail, std::string* seen) {
   std::string err;
   oracle::CaseResult r = oracle::RunCase(c, &err);
   if (!r.ok) return *detail = err, "run failed before any preemption";
+  *seen = oracle::Observed(c, r);
   if (r.judgement.ok()) return r.known_hazard.empty() ? "ok" : "ok (" + r.known_hazard.substr(0, r.known_hazard.find(':')) + ")";
   *detail = oracle::Describe(c, r);
   return r.judgement.Headline();
@@ -329,18 +333,20 @@ int Repro(const CommandLine& cl, const harness::FlagError* late) {
     fflush(stdout);  // a fatal error in a replay exits at once
   }
   std::map<std::string, int> verdicts;
-  std::string first_detail;
+  std::string first_detail, first_seen;
   int n = cl.times;
   for (int i = 0; i < n; i++) {
-    std::string detail;
-    std::string v = ReplayVerdict(c, &detail);
+    std::string detail, seen;
+    std::string v = ReplayVerdict(c, &detail, &seen);
     if (v != "ok" && first_detail.empty()) first_detail = detail;
+    if (first_seen.empty()) first_seen = seen;
     verdicts[v]++;
   }
   std::string port(NativePort().name);
   bool fails = verdicts.size() > 1 || verdicts.begin()->first.rfind("ok", 0) != 0;
   printf("repro (%s): %s, settings 0x%02x, %d replays\n", port.c_str(), c.program_name.c_str(), c.settings, n);
   for (const auto& [v, k] : verdicts) printf("  %d/%d  %s\n", k, n, v.c_str());
+  if (cl.show && !first_seen.empty()) printf("  first replay: %s\n", first_seen.c_str());
   if (!first_detail.empty()) printf("%s", first_detail.c_str());
   if (verdicts.size() > 1) printf("repro: the verdict is not the same every time (flaky)\n");
   if (fails && !cl.no_triage) {

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/ir.h"
+#include "harness/runtime_under_test.h"
 #include "harness/sweep.h"
 #include "oracle/sweep.h"
 #include "platforms/native.h"
@@ -248,6 +250,64 @@ end
     return s;
   }();
   EXPECT_GT(r.refused["unsafe-point"], 0u) << "the prologues' checks are refused: " << r.Summary();
+}
+
+// The port's sp_align is what its generated code keeps: at every
+// instruction of frames of odd and even word counts, a nosplit leaf and a
+// frameless one, the stack room above stack.lo (from the trap) is a multiple
+// of it; and where it is 8, an odd multiple of 8 does occur (the value is not
+// merely a divisor). The stack-room rule's boundary is met only by such an
+// SP, which is what a fuzz campaign can show of the rule.
+TEST(Sweep, StackRoomIsAMultipleOfSpAlign) {
+  const uint32_t align = NativePort().sp_align;
+  ASSERT_TRUE(align == 8 || align == 16) << "port " << NativePort().name << " declares sp_align " << align;
+  ir::Program prog;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram(R"(
+func main.main frame=24
+  movi r0, 1
+  call main.mid
+  call main.bare
+  ret
+end
+func main.mid frame=40
+  addi r0, 2
+  call main.leaf
+  ret
+end
+func main.leaf nosplit frame=8
+  addi r0, 3
+  ret
+end
+func main.bare frame=0
+  addi r0, 4
+  ret
+end
+)",
+                               &prog, &err))
+      << err;
+  RuntimeOptions ro;
+  ro.hooks.sysmon = false;
+  ro.hooks.event_times = false;
+  harness::Baseline base;
+  size_t trapped = 0;
+  bool odd_word = false;
+  std::string bad;
+  ASSERT_TRUE(harness::SweepEngine(
+      prog, "main.main", harness::ReferenceRuntimeFactory(ro), &base,
+      [&](const harness::Observation& o) {
+        if (!o.trapped) return;
+        trapped++;
+        odd_word = odd_word || o.stack_room % 16 == 8;
+        if (o.stack_room % align != 0)
+          bad += "\n  " + o.func + "+" + std::to_string(o.off - o.func_entry) + ": stack room " +
+                 std::to_string(o.stack_room);
+      },
+      &err))
+      << err;
+  EXPECT_GE(trapped, 12u) << "the armed instructions were reached";
+  EXPECT_TRUE(bad.empty()) << "SP not a multiple of sp_align " << align << " above stack.lo:" << bad;
+  if (align == 8) EXPECT_TRUE(odd_word) << "sp_align is 8 but no SP was an odd multiple of 8 above stack.lo";
 }
 
 TEST(Sweep, AMalformedProgramIsReported) {

@@ -145,6 +145,10 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
       fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_MUTATE=%s does not apply here: %s\n", m, why.c_str());
       exit(2);
     }
+    why = safepoint::harness::MutationUnseenInRuns(*g_mutation, safepoint::NativePort());
+    if (!why.empty())
+      fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_MUTATE=%s: no run shows it here, this campaign cannot find it: %s\n",
+              m, why.c_str());
   }
   return 0;
 }

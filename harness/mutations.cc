@@ -14,6 +14,17 @@ std::string NeedsBaseVectors(const PortInfo& port) {
   if (!vectors) return "port " + std::string(port.name) + " saves no vector registers in its base tier";
   return NeedsAsync(port);
 }
+// The stack-room rule one word short admits SP = stack.lo +
+// asyncPreemptStack - 8 only. Where SP keeps a 16-byte alignment and
+// asyncPreemptStack (as the runtime computes it) is a multiple of 16 too,
+// no instruction of any program runs at that SP.
+std::string StackRoomWordNeverAnSp(const PortInfo& port) {
+  uint32_t aps = port.async_frame + port.mcall_frame + 8 * 8;
+  if (port.sp_align == 0 || (aps - 8) % port.sp_align == 0) return "";
+  return "SP is always a multiple of " + std::to_string(port.sp_align) + " above stack.lo on port " +
+         std::string(port.name) + " (sp_align) and asyncPreemptStack is " + std::to_string(aps) +
+         ": the word the mutation admits is never an SP there (the suite's test feeds it one)";
+}
 std::string NeedsRestarts(const PortInfo& port) {
   if (!port.model.regtmp_restartable)
     return "port " + std::string(port.name) + " has no restartable sequences (PortModel::regtmp_restartable)";
@@ -52,7 +63,7 @@ const std::vector<MutationDef>& Mutations() {
        NeedsAsync},
       {"stack-room-off-by-one", "the stack-room rule admits one word less than asyncPreemptStack",
        "Async_9_7_5.CatchesStackRoomOffByOneWord", false, [](RuntimeMutations& m) { m.stack_room_off_by_one = true; },
-       NeedsAsync},
+       NeedsAsync, StackRoomWordNeverAnSp},
       {"suspend-no-preempt-stop",
        "suspendG does not set preemptStop: the goroutine is rescheduled by gopreempt_m instead of parking",
        "Suspend_9_7_6.CatchesSuspendGWithoutPreemptStop", false,
@@ -77,5 +88,11 @@ const MutationDef* FindMutation(const std::string& name) {
 }
 
 std::string MutationInapplicable(const MutationDef& m, const PortInfo& port) { return m.inapplicable(port); }
+
+std::string MutationUnseenInRuns(const MutationDef& m, const PortInfo& port) {
+  std::string why = m.inapplicable(port);
+  if (why.empty() && m.unseen_in_runs) why = m.unseen_in_runs(port);
+  return why;
+}
 
 }  // namespace safepoint::harness

@@ -27,6 +27,10 @@ struct MutationDef {
   void (*apply)(RuntimeMutations&);
   // Why the port cannot show it ("" when it can).
   std::string (*inapplicable)(const PortInfo&);
+  // Why no run of a program on the port can show it although the suite's
+  // test does (which may feed the runtime states no run reaches); nullptr
+  // when a run can. A fuzz campaign has nothing to find there.
+  std::string (*unseen_in_runs)(const PortInfo&) = nullptr;
 };
 
 // Every mutation, in the order `--mutate=list` prints them.
@@ -35,6 +39,9 @@ const std::vector<MutationDef>& Mutations();
 const MutationDef* FindMutation(const std::string& name);
 // "" when mutation m applies to `port`, else why not.
 std::string MutationInapplicable(const MutationDef& m, const PortInfo& port);
+// "" when some run of a program on `port` can show mutation m (it applies
+// and a run reaches what it breaks), else why not.
+std::string MutationUnseenInRuns(const MutationDef& m, const PortInfo& port);
 
 }  // namespace safepoint::harness
 

@@ -8,6 +8,7 @@
 #include "harness/generator.h"
 #include "harness/runtime_under_test.h"
 #include "harness/sweep.h"
+#include "oracle/decision.h"
 #include "platforms/native.h"
 
 namespace safepoint::oracle {
@@ -113,13 +114,29 @@ CaseResult RunCase(const Case& c, std::string* err) {
   return r;
 }
 
+namespace {
+std::string Where(const harness::Observation& o) {
+  char b[16];
+  snprintf(b, sizeof b, "%x", o.off - o.func_entry);
+  return o.func + "+0x" + b;
+}
+}  // namespace
+
+std::string Observed(const Case& c, const CaseResult& r) {
+  const harness::Observation& o = r.obs;
+  std::string s = "armed at " + Where(o) + " (instruction " + std::to_string(o.k) + " of " +
+                  std::to_string(r.instructions) + "), request from " + harness::RequestSourceName(c.source) + ": ";
+  if (!o.trapped) return s + "not reached";
+  s += "stack room " + std::to_string(o.stack_room) + " bytes (asyncPreemptStack " +
+       std::to_string(AsyncPreemptStack(NativePort())) + "), ";
+  if (!o.decided) return s + "no decision there";
+  if (o.accepted) return s + (o.resume == o.pc ? "accepted" : "accepted, resumed elsewhere (restarted)");
+  return s + "refused (" + ReasonName(o.reason) + ")";
+}
+
 std::string Describe(const Case& c, const CaseResult& r) {
   const harness::Observation& o = r.obs;
-  std::string where = o.func + "+0x" + [&] {
-    char b[16];
-    snprintf(b, sizeof b, "%x", o.off - o.func_entry);
-    return std::string(b);
-  }();
+  std::string where = Where(o);
   std::string s = "==safepoint-fuzz== " + r.judgement.Headline() + " [" + std::string(NativePort().name) + "]\n";
   s += "  at " + where + " of " + c.program_name + ", settings 0x" + [&] {
     char b[8];

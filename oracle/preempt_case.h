@@ -65,6 +65,11 @@ CaseResult RunCase(const Case& c, std::string* err);
 // input that finds the same thing.
 std::string Describe(const Case& c, const CaseResult& r);
 
+// What the armed run showed, one line, finding or not: where the armed
+// instruction is, who asked, whether it was reached, the stack room there
+// next to asyncPreemptStack, and the runtime's decision.
+std::string Observed(const Case& c, const CaseResult& r);
+
 }  // namespace safepoint::oracle
 
 #endif

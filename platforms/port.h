@@ -171,6 +171,12 @@ struct PortInfo {
   uint32_t pushcall_bytes = 0;
   // Bytes mcall uses on the goroutine stack when asyncPreempt calls it.
   uint32_t mcall_frame = 0;
+  // Generated code keeps SP a multiple of this above stack.lo at every
+  // instruction (stacks are 16-aligned): 8 on amd64 (frames in words, return
+  // addresses pushed), 16 where every frame rounds to 16 (the lowerer's
+  // FrameSize). Only such an SP can meet the stack-room rule's boundary; the
+  // sweep's tests check it (Sweep.StackRoomIsAMultipleOfSpAlign).
+  uint32_t sp_align = 0;
 
   // Probe code for the platform checks.
   // counting(n): int f(void) that sets its result register to 0, adds 1 to

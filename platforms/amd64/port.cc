@@ -93,6 +93,7 @@ const PortInfo kAmd64Port = {
     .tiers = {{"base", 256, false, ""}, {"simd", 512, true, "avx"}, {"simd-avx512", 1088, true, "avx512bw"}},
     .pushcall_bytes = 8,
     .mcall_frame = 8,
+    .sp_align = 8,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: CMPQ SP, 16(R14); JLS (a LEAQ first for large frames). No REGTMP.

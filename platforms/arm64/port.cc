@@ -103,6 +103,7 @@ const PortInfo kArm64Port = {
     .tiers = {{"base", 512, false, ""}},
     .pushcall_bytes = 16,
     .mcall_frame = 0,
+    .sp_align = 16,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: MOVD 16(g), R16; CMP R16, RSP; BLS (a SUB first for large frames).

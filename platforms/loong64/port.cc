@@ -115,6 +115,7 @@ const PortInfo kLoong64Port = {
     .tiers = {{"base", 1024, false, ""}},
     .pushcall_bytes = 8,
     .mcall_frame = 0,
+    .sp_align = 16,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // Go's stack check: MOVV 16(g), R20; SGTU; BEQ (an ADDV first for large frames).

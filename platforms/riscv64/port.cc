@@ -115,6 +115,7 @@ const PortInfo kRiscv64Port = {
     .tiers = {{"base", 256, false, ""}},
     .pushcall_bytes = 8,
     .mcall_frame = 0,
+    .sp_align = 16,
     .counting = Counting,
     .pushcall_pair = PushCallPair,
     // The stack check: LD 16(g), X6; BLTU X6, SP (an ADDI first for large
