@@ -15,6 +15,7 @@
 
 #include "harness/scenario.h"
 #include "platforms/native.h"
+#include "runtime/osthread.h"
 
 namespace safepoint::harness {
 namespace {
@@ -43,7 +44,7 @@ struct Requester {
   RequestSource src = RequestSource::kPreemptOne;
   ManualClock* clock = nullptr;
   Runtime* rt = nullptr;
-  std::thread thread;
+  OSThread thread;  // parked between arms, not ended (runtime/osthread.h)
   sem_t wake;
   std::atomic<bool> stop{false};
   std::atomic<G*> gp{nullptr};
@@ -103,7 +104,7 @@ void EndRequester() {
   if (!g_req.thread.joinable()) return;
   g_req.stop.store(true);
   sem_post(&g_req.wake);
-  g_req.thread.join();
+  g_req.thread.Join();
 }
 
 void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
@@ -264,7 +265,11 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
   g_req.settled.store(false);
   g_req.gp.store(nullptr);
   g_req.m.store(nullptr);
-  if (src != RequestSource::kPreemptOne) g_req.thread = std::thread(Request, std::ref(g_req));
+  if (src != RequestSource::kPreemptOne && !g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req)) {
+    rt.PatchCode(off, g_armed.saved, g_armed.len);
+    *err = "arm: cannot start the requester's thread";
+    return false;
+  }
   g_armed.owner.store(&rt);
   g_armed.rt.store(&rt);
   return true;

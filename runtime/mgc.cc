@@ -282,11 +282,10 @@ void Runtime::gcWorkerLoop() {
 
 void Runtime::StartGCWorker() {
   std::call_once(gc_worker_once_, [this] {
-    pthread_create(&gc_worker_, nullptr, [](void* a) -> void* {
+    gc_worker_.Start([](void* a) {
       Runtime* rt = static_cast<Runtime*>(a);
       EventLog::BindThread(-1, -1);
       rt->gcWorkerLoop();
-      return nullptr;
     }, this);
     gc_worker_started_.store(true);
   });
@@ -299,7 +298,7 @@ void Runtime::StopGCWorker() {
     gc_worker_stop_ = true;
     gc_cv_.notify_all();
   }
-  pthread_join(gc_worker_, nullptr);
+  gc_worker_.Join();
   gc_worker_started_.store(false);
 }
 

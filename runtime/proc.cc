@@ -150,6 +150,7 @@ const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
 }
 
 M* Runtime::CurrentM() { return tls_m; }
+void Runtime::UnbindThread() { tls_m = nullptr; }
 
 namespace {
 std::atomic<bool> g_fatal_aborts{false};
@@ -600,11 +601,10 @@ void Runtime::MStartTrampoline(void* arg) {
   m->rt->mstart1(m);
 }
 
-void* Runtime::MThreadMain(void* arg) {
+void Runtime::MThreadMain(void* arg) {
   M* m = static_cast<M*>(arg);
   sp_call_on_stack(m->g0->stack.hi, &MStartTrampoline, m);
   m->rt->running_ms_.fetch_sub(1);
-  return nullptr;
 }
 
 void Runtime::StartM(int i) {
@@ -626,7 +626,7 @@ void Runtime::StartM(int i) {
   M* raw = m.get();
   ms_.push_back(std::move(m));
   running_ms_.fetch_add(1);
-  if (pthread_create(&raw->thread, nullptr, &MThreadMain, raw) != 0) Throw("pthread_create failed");
+  if (!raw->thread.Start(&MThreadMain, raw)) Throw("cannot start an M's thread");
 }
 
 std::vector<int64_t> Runtime::GlobalRunq() {
@@ -664,12 +664,11 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   if (opts_.hooks.collect_at_async_preempt) StartGCWorker();  // (a `gc` starts it otherwise)
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
-    pthread_create(&sysmon_thread_, nullptr, [](void* a) -> void* {
+    sysmon_thread_.Start([](void* a) {
       // sysmon runs on an M of its own, without a P, as in Go.
       Runtime* rt = static_cast<Runtime*>(a);
       EventLog::BindThread(rt->opts_.settings.gomaxprocs, -1);
       rt->SysmonLoop();
-      return nullptr;
     }, this);
   }
   {
@@ -690,12 +689,12 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   }
   if (sysmon_started_) {
     sysmon_stop_.store(true);
-    pthread_join(sysmon_thread_, nullptr);
+    sysmon_thread_.Join();
   }
   StopGCWorker();
   abandoned_ms_ = running_ms_.load();
   if (abandoned_ms_ == 0)
-    for (auto& m : ms_) pthread_join(m->thread, nullptr);
+    for (auto& m : ms_) m->thread.Join();
   if (faulted_.load() && freed_access_.hit) {
     // The liveness oracle's evidence: the collector freed what the program
     // still reached.

@@ -17,6 +17,8 @@
 #define SAFEPOINT_RUNTIME_RUNTIME_H_
 
 #include <pthread.h>
+
+#include "runtime/osthread.h"
 #include <setjmp.h>
 #include <sys/types.h>
 
@@ -135,7 +137,7 @@ struct M {
   std::atomic<uint32_t> preemptGen{0};
   std::atomic<uint32_t> signalPending{0};
   pid_t tid = 0;
-  pthread_t thread{};
+  OSThread thread;
   bool is_m0 = false;
   sigjmp_buf exit_jmp;        // schedule() leaves the M through it; so does a fault
   Runtime* rt = nullptr;
@@ -311,6 +313,8 @@ class Runtime {
 
   // The G running on this thread's M, if any (tests, callbacks).
   static M* CurrentM();
+  // This thread is no M any more (OSThread, parking a thread for reuse).
+  static void UnbindThread();
   // The fault handler's part (signal.cc): a goroutine on m faulted with
   // signal sig at pc (address addr). Records it and leaves the M; the run
   // ends with a fatal error, as a Go program's does.
@@ -385,7 +389,7 @@ class Runtime {
   void runqput(P* pp, G* gp);    // mu_ held
   void StartM(int i);
   void mstart1(M* m);
-  static void* MThreadMain(void* arg);
+  static void MThreadMain(void* arg);
   static void MStartTrampoline(void* arg);
   void SysmonLoop();
   void CheckTimers();            // mu_ held
@@ -488,7 +492,7 @@ class Runtime {
   int abandoned_ms_ = 0;
   bool fatal_ = false;
   bool sysmon_started_ = false;
-  pthread_t sysmon_thread_{};
+  OSThread sysmon_thread_;
   std::atomic<bool> sysmon_stop_{false};
 
   // The heap and the collector.
@@ -510,7 +514,7 @@ class Runtime {
   std::atomic<bool> gc_active_{false};  // a collection runs: preemptions request none
   std::once_flag gc_worker_once_;
   std::atomic<bool> gc_worker_started_{false};
-  pthread_t gc_worker_{};
+  OSThread gc_worker_;
   FreedAccess freed_access_;
 
   // Asynchronous preemption state.

@@ -1,7 +1,13 @@
 // Tests of the runtime core: programs run on real Ms and goroutine stacks.
 #include "runtime/runtime.h"
 
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
+
+#include "runtime/osthread.h"
 
 namespace safepoint {
 namespace {
@@ -91,6 +97,66 @@ end
 )", {}, &rt, &err)) << err;
   EXPECT_EQ(rt->global(0), 200u * 201 / 2);
   EXPECT_GE(rt->events().Count(Ev::kGrow), 3u);
+}
+
+// OSThread: a finished thread is parked and the next Start takes it; the
+// work runs with its starter's signal mask; a signal still pending on the
+// thread from one work never reaches the next.
+TEST(OSThread, ReusesParkedThreadsWithTheStartersMaskAndNothingPending) {
+  struct Seen {
+    pid_t tid = 0;
+    bool usr1_blocked = false, urg_pending = false;
+    bool send_urg = false;
+  };
+  auto work = [](void* p) {
+    auto* s = static_cast<Seen*>(p);
+    s->tid = static_cast<pid_t>(syscall(SYS_gettid));
+    sigset_t cur, pending;
+    pthread_sigmask(SIG_SETMASK, nullptr, &cur);
+    s->usr1_blocked = sigismember(&cur, SIGUSR1);
+    sigpending(&pending);
+    s->urg_pending = sigismember(&pending, SIGURG);
+    if (s->send_urg) syscall(SYS_tgkill, getpid(), s->tid, SIGURG);  // left pending: blocked below
+  };
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGUSR1);
+  sigaddset(&block, SIGURG);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  Seen first, second;
+  first.send_urg = true;
+  {
+    OSThread t;
+    ASSERT_TRUE(t.Start(work, &first));
+    t.Join();
+  }
+  EXPECT_TRUE(first.usr1_blocked) << "the work runs with its starter's mask";
+  EXPECT_GE(OSThread::Parked(), 1) << "a finished thread is parked";
+  const int created = OSThread::Created();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);  // the second starter blocks neither
+  sigprocmask(SIG_BLOCK, nullptr, &old);
+  bool starter_blocks_usr1 = sigismember(&old, SIGUSR1);
+  {
+    OSThread t;
+    ASSERT_TRUE(t.Start(work, &second));
+    t.Join();
+  }
+  EXPECT_EQ(OSThread::Created(), created) << "the second Start took the parked thread";
+  EXPECT_EQ(second.tid, first.tid) << "one thread, parked in between";
+  EXPECT_EQ(second.usr1_blocked, starter_blocks_usr1) << "the mask is the second starter's, not the first's";
+  EXPECT_FALSE(second.urg_pending) << "the SIGURG left pending by the first work was taken off before parking";
+  // Two at once are two threads.
+  Seen a, b;
+  OSThread ta, tb;
+  ASSERT_TRUE(ta.Start([](void* p) {
+    auto* s = static_cast<Seen*>(p);
+    s->tid = static_cast<pid_t>(syscall(SYS_gettid));
+    usleep(1000);
+  }, &a));
+  ASSERT_TRUE(tb.Start([](void* p) { static_cast<Seen*>(p)->tid = static_cast<pid_t>(syscall(SYS_gettid)); }, &b));
+  ta.Join();
+  tb.Join();
+  EXPECT_NE(a.tid, b.tid);
 }
 
 TEST(Godebug, ParsesAsGoDoes) {

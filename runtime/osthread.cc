@@ -1,0 +1,163 @@
+#include "runtime/osthread.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "core/events.h"
+#include "runtime/runtime.h"
+
+namespace safepoint {
+
+struct OSThread::Worker {
+  pthread_t thread{};
+  std::mutex mu;
+  std::condition_variable cv;
+  void (*fn)(void*) = nullptr;
+  void* arg = nullptr;
+  sigset_t mask;               // the starter's, for the work
+  unsigned long started = 0;   // works given (Start)
+  unsigned long finished = 0;  // works returned
+};
+
+namespace {
+
+std::mutex g_pool_mu;
+int g_created = 0;
+std::vector<OSThread::Worker*>& ParkedList() {
+  static auto* v = new std::vector<OSThread::Worker*>;  // never destroyed: parked threads outlive main
+  return *v;
+}
+
+// Every signal a thread may block. Blocked while parked, so nothing aimed
+// at the M it was runs on it in between.
+sigset_t BlockableSignals() {
+  sigset_t all;
+  sigfillset(&all);
+  return all;
+}
+
+// Takes off the signals still pending on this thread (all blocked): a
+// SIGURG sent to the M it was must not reach the M it will be.
+void DrainPending() {
+  sigset_t pending;
+  const struct timespec zero = {0, 0};
+  for (int rounds = 0; rounds < 64; rounds++) {
+    if (sigpending(&pending) != 0) return;
+    bool any = false;
+    for (int s = 1; s < NSIG; s++) {
+      if (!sigismember(&pending, s)) continue;
+      any = true;
+      sigset_t one;
+      sigemptyset(&one);
+      sigaddset(&one, s);
+      // Thread-directed or process-directed alike: a process-directed one
+      // taken here would otherwise wait for any thread that unblocks it,
+      // which is what it does after this too (another thread can take it).
+      sigtimedwait(&one, nullptr, &zero);
+    }
+    if (!any) return;
+  }
+}
+
+}  // namespace
+
+namespace osthread_detail {
+void* WorkerMain(void* p) {
+  auto* w = static_cast<OSThread::Worker*>(p);
+  for (;;) {
+    void (*fn)(void*);
+    void* arg;
+    sigset_t mask;
+    {
+      std::unique_lock<std::mutex> lk(w->mu);
+      w->cv.wait(lk, [&] { return w->started > w->finished; });
+      fn = w->fn, arg = w->arg, mask = w->mask;
+    }
+    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+    fn(arg);
+    sigset_t all = BlockableSignals();
+    pthread_sigmask(SIG_SETMASK, &all, nullptr);
+    DrainPending();
+    stack_t off = {};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    Runtime::UnbindThread();
+    EventLog::BindThread(-1, -1);
+    {
+      std::lock_guard<std::mutex> pool(g_pool_mu);
+      std::lock_guard<std::mutex> lk(w->mu);
+      w->finished++;
+      ParkedList().push_back(w);
+    }
+    w->cv.notify_all();
+  }
+  return nullptr;
+}
+}  // namespace osthread_detail
+
+bool OSThread::Start(void (*fn)(void*), void* arg) {
+  if (worker_ != nullptr) return false;
+  sigset_t mask;
+  pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+  Worker* w = nullptr;
+  {
+    std::lock_guard<std::mutex> pool(g_pool_mu);
+    if (!ParkedList().empty()) {
+      w = ParkedList().back();
+      ParkedList().pop_back();
+    }
+  }
+  bool fresh = w == nullptr;
+  if (fresh) w = new Worker;  // lives as long as the process: its thread never ends
+  {
+    std::lock_guard<std::mutex> lk(w->mu);
+    w->fn = fn, w->arg = arg, w->mask = mask;
+    gen_ = ++w->started;
+  }
+  if (fresh) {
+    // Created with every signal blocked; it takes the starter's mask for
+    // the work itself.
+    sigset_t all = BlockableSignals();
+    pthread_sigmask(SIG_SETMASK, &all, nullptr);
+    int rc = pthread_create(&w->thread, nullptr, &osthread_detail::WorkerMain, w);
+    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+    if (rc != 0) {
+      delete w;
+      return false;
+    }
+    pthread_detach(w->thread);
+    std::lock_guard<std::mutex> pool(g_pool_mu);
+    g_created++;
+  } else {
+    w->cv.notify_all();
+  }
+  worker_ = w;
+  return true;
+}
+
+void OSThread::Join() {
+  if (worker_ == nullptr) return;
+  Worker* w = worker_;
+  {
+    std::unique_lock<std::mutex> lk(w->mu);
+    w->cv.wait(lk, [&] { return w->finished >= gen_; });
+  }
+  worker_ = nullptr;
+}
+
+int OSThread::Parked() {
+  std::lock_guard<std::mutex> pool(g_pool_mu);
+  return static_cast<int>(ParkedList().size());
+}
+
+int OSThread::Created() {
+  std::lock_guard<std::mutex> pool(g_pool_mu);
+  return g_created;
+}
+
+}  // namespace safepoint
