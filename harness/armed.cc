@@ -162,10 +162,10 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     // coalesced into a signal another thread was about to send
     // (signalPending set, not yet sent: the program's end asking every
     // goroutine to stop, say): wait until it is pending here, bounded.
-    bool sent = rt->preemptCurrent(m, at, Source::kArmed);
-    const int64_t deadline = MonotonicNanos() + 60'000'000'000;
-    while (!sent && async && m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline)
-      sched_yield();
+    if (!rt->preemptCurrent(m, at, Source::kArmed) && async) {
+      const int64_t deadline = MonotonicNanos() + 60'000'000'000;
+      while (m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline) sched_yield();
+    }
   } else {
     g_req.m.store(m);
     g_req.gp.store(gp);

@@ -41,26 +41,16 @@ sigset_t BlockableSignals() {
   return all;
 }
 
-// Takes off the signals still pending on this thread (all blocked): a
-// SIGURG sent to the M it was must not reach the M it will be.
+// Takes off a SIGURG still pending on this thread (all blocked): one sent
+// to the M it was must not reach the M it will be. Only SIGURG, the one
+// signal the runtime aims at a thread: a process-directed signal pending
+// because every thread blocked it (SIGINT, say) is left for another.
 void DrainPending() {
-  sigset_t pending;
+  sigset_t urg;
+  sigemptyset(&urg);
+  sigaddset(&urg, SIGURG);
   const struct timespec zero = {0, 0};
-  for (int rounds = 0; rounds < 64; rounds++) {
-    if (sigpending(&pending) != 0) return;
-    bool any = false;
-    for (int s = 1; s < NSIG; s++) {
-      if (!sigismember(&pending, s)) continue;
-      any = true;
-      sigset_t one;
-      sigemptyset(&one);
-      sigaddset(&one, s);
-      // Thread-directed or process-directed alike: a process-directed one
-      // taken here would otherwise wait for any thread that unblocks it,
-      // which is what it does after this too (another thread can take it).
-      sigtimedwait(&one, nullptr, &zero);
-    }
-    if (!any) return;
+  while (sigtimedwait(&urg, nullptr, &zero) == SIGURG) {
   }
 }
 
