@@ -28,6 +28,7 @@ namespace {
 
 std::mutex g_pool_mu;
 int g_created = 0;
+std::once_flag g_atfork_once;
 std::vector<OSThread::Worker*>& ParkedList() {
   static auto* v = new std::vector<OSThread::Worker*>;  // never destroyed: parked threads outlive main
   return *v;
@@ -97,6 +98,17 @@ __attribute__((no_sanitize("address"))) void* WorkerMain(void* p) {
 
 bool OSThread::Start(void (*fn)(void*), void* arg) {
   if (worker_ != nullptr) return false;
+  // A fork's child has only the forking thread: the parked ones are not
+  // there (a death test forks, then its runtime would hand its Ms to
+  // threads that do not exist and wait forever). The pool's lock is taken
+  // across the fork so that the child's copy is consistent.
+  std::call_once(g_atfork_once, [] {
+    pthread_atfork([] { g_pool_mu.lock(); }, [] { g_pool_mu.unlock(); },
+                   [] {
+                     ParkedList().clear();  // their Workers leak, once per fork
+                     g_pool_mu.unlock();
+                   });
+  });
   sigset_t mask;
   pthread_sigmask(SIG_SETMASK, nullptr, &mask);
   Worker* w = nullptr;

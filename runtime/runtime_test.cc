@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -157,6 +158,32 @@ TEST(OSThread, ReusesParkedThreadsWithTheStartersMaskAndNothingPending) {
   ta.Join();
   tb.Join();
   EXPECT_NE(a.tid, b.tid);
+}
+
+// After a fork the child has none of the parked threads; its Start makes a
+// thread of its own (a death test forks with threads parked).
+TEST(OSThread, AForkedChildStartsThreadsOfItsOwn) {
+  {
+    OSThread t;  // at least one parked before the fork
+    ASSERT_TRUE(t.Start([](void*) {}, nullptr));
+    t.Join();
+  }
+  ASSERT_GE(OSThread::Parked(), 1);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(20);  // a child that waits on a thread that is not there dies here
+    int ran = 0;
+    OSThread t;
+    if (!t.Start([](void* p) { *static_cast<int*>(p) = 1; }, &ran)) _exit(3);
+    t.Join();
+    _exit(ran == 1 && OSThread::Parked() >= 1 ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the child's work " << (WIFSIGNALED(status) ? "never ran (SIGALRM after 20 s)" : "failed")
+      << ", status " << status;
 }
 
 TEST(Godebug, ParsesAsGoDoes) {
