@@ -1,5 +1,7 @@
 #include "harness/mutations.h"
 
+#include "runtime/runtime.h"
+
 namespace safepoint::harness {
 namespace {
 
@@ -19,7 +21,7 @@ std::string NeedsBaseVectors(const PortInfo& port) {
 // asyncPreemptStack (as the runtime computes it) is a multiple of 16 too,
 // no instruction of any program runs at that SP.
 std::string StackRoomWordNeverAnSp(const PortInfo& port) {
-  uint32_t aps = port.async_frame + port.mcall_frame + 8 * 8;
+  size_t aps = Runtime::AsyncPreemptStackOf(port);
   if (port.sp_align == 0 || (aps - 8) % port.sp_align == 0) return "";
   return "SP is always a multiple of " + std::to_string(port.sp_align) + " above stack.lo on port " +
          std::string(port.name) + " (sp_align) and asyncPreemptStack is " + std::to_string(aps) +

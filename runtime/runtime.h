@@ -17,8 +17,6 @@
 #define SAFEPOINT_RUNTIME_RUNTIME_H_
 
 #include <pthread.h>
-
-#include "runtime/osthread.h"
 #include <setjmp.h>
 #include <sys/types.h>
 
@@ -38,10 +36,12 @@
 #include "core/ir.h"
 #include "core/offsets.h"
 #include "runtime/options.h"
+#include "runtime/osthread.h"
 
 namespace safepoint {
 
 class CodePage;
+struct PortInfo;
 class Runtime;
 struct M;
 struct P;
@@ -239,6 +239,10 @@ class Runtime {
   AsyncDecision isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval);
   bool async_supported() const { return async_supported_; }
   size_t asyncPreemptStack() const { return async_preempt_stack_; }
+  // asyncPreemptStack as the runtime computes it for `port` (asyncPreempt's
+  // frame, what its call into mcall puts on the goroutine stack, and 8
+  // words of slack, as Go computes it).
+  static size_t AsyncPreemptStackOf(const PortInfo& port);
   // The tier of extended state asyncPreempt saves (an index into the
   // port's PortInfo::tiers; SavedReg::tier).
   int xstate_tier() const { return xstate_tier_; }

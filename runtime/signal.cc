@@ -174,9 +174,7 @@ void Runtime::InitAsync() {
   xstate_bytes_ = port.tiers[tier].scratch_bytes;
   std::vector<const SavedReg*> flags = FlagRegs(port);
   for (size_t i = 0; i < flags.size() && i < ir::kFlagsWords; i++) clobber_flags_[i] = flags[i]->setflags_mask;
-  // asyncPreemptStack: asyncPreempt's frame, what its call into mcall puts
-  // on the goroutine stack, and 8 words of slack, as Go computes it.
-  async_preempt_stack_ = port.async_frame + port.mcall_frame + 8 * 8;
+  async_preempt_stack_ = AsyncPreemptStackOf(port);
   constexpr size_t kStackNosplit = 800;
   if (async_preempt_stack_ > kStackNosplit) Throw("asyncPreemptStack exceeds the nosplit limit");
   InstallHandlers();
@@ -190,6 +188,8 @@ void Runtime::SignalSetupM(M* m) {
   ss.ss_size = kSize;
   sigaltstack(&ss, nullptr);
 }
+
+size_t Runtime::AsyncPreemptStackOf(const PortInfo& port) { return port.async_frame + port.mcall_frame + 8 * 8; }
 
 bool Runtime::preemptM(M* mp) {
   if (!async_supported_) return false;
