@@ -15,7 +15,7 @@ const char* EvName(Ev e) {
                                       "preempt-park", "suspend", "resume-g", "suspend-give-up",
                                       "shrink", "shrink-deferred", "stw-give-up",
                                       "alloc", "gc-start", "gc-scan-stack", "gc-mark-termination", "free", "gc-done",
-                                      "freed-access", "safepoint-giveup", "global-runq"};
+                                      "freed-access", "safepoint-giveup", "global-runq", "global-runq-get"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Ev::kCount));
   return names[static_cast<int>(e)];
 }

@@ -56,6 +56,7 @@ enum class Ev : uint8_t {
   kFreedAccess,    // a goroutine touched a freed object (pc = the faulting PC, arg = the object's index)
   kSafePointGiveUp,  // forEachP withdrew: the program ended or its bound passed (arg = Ps that had not run it)
   kGlobalRunq,     // a goroutine was put on the global run queue (recorded under the scheduler lock, with the push)
+  kGlobalRunqGet,  // findRunnable took a goroutine off the global run queue (under the lock, with the pop; arg = the P)
   kCount,
 };
 

@@ -14,6 +14,7 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
   };
   std::map<int64_t, PerG> gs;
   std::set<int64_t> global;             // goroutines on the global run queue, as the events tell
+  std::set<int64_t> taken;              // taken off it, their execute not yet recorded
   std::map<int64_t, int> others_run;    // per P: executes of others while the global queue waited
   auto at = [](const Event& e) {
     return "goroutine " + std::to_string(e.goid) + ", event #" + std::to_string(e.seq) + " (" + EvName(e.kind) + ")";
@@ -27,9 +28,18 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
       case Ev::kGlobalRunq:
         global.insert(e.goid);
         break;
+      case Ev::kGlobalRunqGet:
+        // The pop, not the execute, ends the wait: execute may wait for a
+        // scan bit (a collection's suspendG) before it records kResume, and
+        // the other P meanwhile sees an empty queue.
+        global.erase(e.goid);
+        taken.insert(e.goid);
+        others_run[e.arg] = 0;
+        if (global.empty()) others_run.clear();
+        break;
       case Ev::kResume:
-        if (global.erase(e.goid)) {
-          others_run[e.arg] = 0;
+        if (taken.erase(e.goid)) {
+          // The taken goroutine's own schedtick.
         } else if (!global.empty() && ++others_run[e.arg] > kGlobalQueueWaitExecutes) {
           return {"the global run queue starved",
                   at(e) + ": P " + std::to_string(e.arg) + " executed " + std::to_string(others_run[e.arg]) +

@@ -21,9 +21,11 @@
 //     goroutine waits on the global run queue (put there by Gosched,
 //     gopreempt_m, asyncPreempt2, or a ready from a thread without a P: a
 //     kGlobalRunq event), a P executes at most 61 goroutines from elsewhere
-//     (kResume, one schedtick each) before one from the global queue
-//     (findRunnable's schedtick % 61 check, chapter 9.7); one more is
-//     allowed for slack.
+//     (kResume, one schedtick each) before it takes one from the global
+//     queue (kGlobalRunqGet: findRunnable's schedtick % 61 check, chapter
+//     9.7); one more is allowed for slack. The wait ends at the take, not
+//     at the taken goroutine's kResume, which may come much later (execute
+//     waits without the lock for a scan bit suspendG holds).
 #ifndef SAFEPOINT_ORACLE_PROTOCOL_H_
 #define SAFEPOINT_ORACLE_PROTOCOL_H_
 

@@ -300,6 +300,16 @@ void Runtime::CheckTimers() {
   }
 }
 
+// The pop is its own event: execute may wait for a scan bit without the
+// lock before it records kResume, and meanwhile the queue is already empty
+// for every other P (the protocol oracle's fairness rule counts from here).
+G* Runtime::globrunqget(P* pp) {
+  G* gp = globrunq_.front();
+  globrunq_.pop_front();
+  events_.Record(Ev::kGlobalRunqGet, gp->goid, Reason::kNone, 0, pp->id);
+  return gp;
+}
+
 G* Runtime::findRunnable(M* m) {
   P* pp = m->p;
   for (;;) {
@@ -309,20 +319,14 @@ G* Runtime::findRunnable(M* m) {
     CheckTimers();
     // Every 61st tick the global queue goes first, so it cannot starve.
     if (!opts_.mutations.no_global_fairness && pp->schedtick.load() % 61 == 0 && !globrunq_.empty()) {
-      G* gp = globrunq_.front();
-      globrunq_.pop_front();
-      return gp;
+      return globrunqget(pp);
     }
     if (!pp->runq.empty()) {
       G* gp = pp->runq.front();
       pp->runq.pop_front();
       return gp;
     }
-    if (!globrunq_.empty()) {
-      G* gp = globrunq_.front();
-      globrunq_.pop_front();
-      return gp;
-    }
+    if (!globrunq_.empty()) return globrunqget(pp);
     // Steal half of another P's local run queue, as findRunnable does.
     for (auto& other : ps_) {
       if (other.get() == pp || other->runq.empty()) continue;

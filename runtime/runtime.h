@@ -390,6 +390,7 @@ class Runtime {
   void ready(G* gp);             // mu_ held
   void enqueueReady(G* gp);      // mu_ held: ready() after its _Gwaiting to _Grunnable
   G* findRunnable(M* m);         // mu_ held on entry and exit; may wait
+  G* globrunqget(P* pp);         // mu_ held: the global queue's front, with its kGlobalRunqGet event
   void runqput(P* pp, G* gp);    // mu_ held
   void StartM(int i);
   void mstart1(M* m);
