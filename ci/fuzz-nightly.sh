@@ -167,7 +167,10 @@ for c in "${configs[@]}"; do
     failed=1
     continue
   fi
-  bin_dir=$(timeout -k 10 120 bazel info --config="$c" -c "$mode" "${extra[@]}" bazel-bin 2>/dev/null)
+  # Bounded as the build is: with `safepoint fuzz --jobs=N` several of
+  # these scripts share one Bazel server, and `bazel info` waits for the
+  # others' builds to let go of it (a 120 s bound failed arm64 there).
+  bin_dir=$(timeout -k 10 "$BUILD_BOUND" bazel info --config="$c" -c "$mode" "${extra[@]}" bazel-bin 2>/dev/null)
   [ -n "$bin_dir" ] && [ -d "$bin_dir" ] || fail "bazel info bazel-bin failed for $c"
   say "   built in $(( $(date +%s) - t0 )) s"
   for n in "${names[@]}"; do

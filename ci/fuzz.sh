@@ -57,8 +57,8 @@ else
 fi
 mkdir -p "$out" || die "cannot create $out"
 
-# The builds first, one at a time (Bazel serializes them anyway); then the
-# campaigns, --jobs at a time.
+# The campaigns, --jobs at a time; each builds first (one Bazel server
+# serializes the builds, and each waits its turn).
 declare -A pid
 start=$(date +%s)
 status_line() {  # CONFIG: the last libFuzzer stats line of each target, condensed

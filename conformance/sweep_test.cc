@@ -51,6 +51,19 @@ TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
   EXPECT_GT(r.restarted_at_entry, 0u);
   if (NativePort().model.regtmp_restartable)
     EXPECT_GT(r.restarted, 0u) << "REGTMP sequences restart: " << r.Summary();
+  // The save-area oracle judged every asynchronous preemption against the
+  // trap's signal context: each general register but at most one (arm64's
+  // LR slot holds the resume PC), each flag register, and each vector of
+  // the base tier, which every port's context holds (at least in part).
+  size_t general = 0, per_preemption = 0;
+  for (const SavedReg& reg : NativePort().saved_regs) {
+    general += reg.kind == SavedReg::kGeneral;
+    per_preemption += reg.kind != SavedReg::kVector || reg.tier == 0;
+  }
+  size_t preempted = r.accepted + r.restarted + r.restarted_at_entry;
+  EXPECT_GE(r.save_area_compared, preempted * (per_preemption - 1)) << r.Summary();
+  EXPECT_LE(r.save_area_compared, preempted * per_preemption) << r.Summary();
+  EXPECT_GT(general, 10u);
 }
 
 // The collection sweep (9.7.5): the heap program, with a whole collection
@@ -171,7 +184,14 @@ TEST(Sweep, CatchesARegisterNotSaved) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;
   ro.mutations.drop_register = true;
-  EXPECT_GT(RunSweep(ro).state_diffs, 0u);
+  SweepResult r = RunSweep(ro);
+  EXPECT_GT(r.state_diffs, 0u) << r.Summary();
+  // The save-area oracle names it, at the preemption itself.
+  EXPECT_GT(r.save_area_wrong, 0u) << r.Summary();
+  const std::string r3 = std::string(NativePort().ir_regs[3]) + ": saved";
+  bool named = false;
+  for (const std::string& f : r.failures) named = named || f.find(r3) != std::string::npos;
+  EXPECT_TRUE(named) << "no failure names " << r3 << Failures(r);
 }
 TEST(Sweep, CatchesTheOutermostInlinedBody) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
@@ -189,6 +209,8 @@ TEST(Sweep, CatchesVectorsSavedAtHalfWidth) {
   SweepResult r = RunSweep(ro);
   EXPECT_GT(r.state_diffs, 0u) << r.Summary();
   EXPECT_EQ(r.disagreements, 0u) << "only the state is wrong, never a verdict: " << r.Summary();
+  // Every port's signal context holds more than half of each base-tier vector.
+  EXPECT_GT(r.save_area_wrong, 0u) << r.Summary();
 }
 TEST(Sweep, CatchesARestartNotRewound) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";

@@ -37,6 +37,29 @@ struct ArmedState {
 };
 ArmedState g_armed;
 
+// The registers of the last trap (TakeTrapRegisters): written by the
+// trapping M's handler, `m` published last; taken once.
+struct TrapRecord {
+  RegisterImage regs;
+  uintptr_t pc = 0;
+  std::atomic<const M*> m{nullptr};
+};
+TrapRecord g_trap;
+
+void RecordTrapRegisters(const ucontext_t* uc, const M* m, uintptr_t pc) {
+  const PortInfo& port = NativePort();
+  RegisterImage& img = g_trap.regs;
+  img.count = 0;
+  for (const SavedReg& r : port.saved_regs) {
+    if (img.count == RegisterImage::kMaxRegs) break;
+    img.known[img.count] =
+        r.size <= RegisterImage::kMaxBytes ? static_cast<uint8_t>(NativeContext::saved_reg(uc, r, img.bytes[img.count])) : 0;
+    img.count++;
+  }
+  g_trap.pc = pc;
+  g_trap.m.store(m, std::memory_order_release);
+}
+
 // The requester of the armed instruction's request when it is not the trap
 // handler itself (RequestSource): a thread that sleeps on `wake` until the
 // handler posts it (sem_post is async-signal-safe) or Disarm ends it.
@@ -136,6 +159,7 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   }
   rt->PatchCode(g_armed.off, g_armed.saved, g_armed.len);
   NativeContext::set_pc(uc, at);
+  RecordTrapRegisters(uc, m, at);
   G* gp = m->curg.load();
   // The stack room at the instruction (SP above the stack's low end), for
   // the decision oracle's stack rule: the signal will find the same SP.
@@ -246,6 +270,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
     return false;
   }
   InstallTrapHandler();
+  g_trap.m.store(nullptr);  // an earlier run's trap answers no later preemption
   const std::vector<uint8_t>& bp = NativePort().breakpoint;
   g_armed.len = bp.size();
   g_armed.off = off;
@@ -276,6 +301,14 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
 }
 
 bool Armed() { return g_armed.rt.load() != nullptr; }
+
+bool TakeTrapRegisters(const M* m, uintptr_t pc, RegisterImage* out) {
+  const M* want = m;
+  if (m == nullptr || !g_trap.m.compare_exchange_strong(want, nullptr, std::memory_order_acquire)) return false;
+  if (pc != g_trap.pc) return false;
+  *out = g_trap.regs;
+  return true;
+}
 
 void Disarm(Runtime& rt) {
   if (g_req.rt == &rt) EndRequester();

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "platforms/port.h"
 #include "runtime/runtime.h"
 
 namespace safepoint::harness {
@@ -49,6 +50,14 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src = Reques
 // that follows label `label` in function `fn` of `prog` as rt loaded it
 // (0 when there is none): what a test arms.
 uint32_t LabelOffset(const FuncTable& table, const ir::Program& prog, const std::string& fn, const std::string& label);
+// The registers at the armed instruction when it trapped, for the
+// save-area oracle: asked in asyncPreempt2 (RuntimeHooks::on_async_preempt)
+// by the runtime under test. True, with *out, when this is the first
+// asynchronous preemption on M `m` since the armed instruction trapped on
+// it and it stopped exactly there (async PC `pc`); each trap answers once,
+// so a later preemption at the same instruction (a loop) is never compared
+// with the trap's registers.
+bool TakeTrapRegisters(const M* m, uintptr_t pc, RegisterImage* out);
 // Whether an instruction is armed and has not trapped yet.
 bool Armed();
 // Disarms (restores the instruction) if `rt` holds the armed one, and ends

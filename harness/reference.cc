@@ -1,7 +1,10 @@
 // The reference runtime as a RuntimeUnderTest.
+#include <cstring>
+
 #include "harness/armed.h"
 #include "harness/runtime_under_test.h"
 #include "harness/scenario.h"
+#include "platforms/native.h"
 
 namespace safepoint::harness {
 namespace {
@@ -10,7 +13,8 @@ class ReferenceRuntime : public RuntimeUnderTest {
  public:
   ReferenceRuntime(RuntimeOptions opts, RequestSource src)
       : src_(src), clock_(src == RequestSource::kSysmon ? new ManualClock : nullptr),
-        own_(std::make_unique<Runtime>(WithSource(std::move(opts), src, clock_))), rt_(*own_) {}
+        save_(std::make_shared<SaveAreaImage>()),
+        own_(std::make_unique<Runtime>(WithSaveArea(WithSource(std::move(opts), src, clock_), save_))), rt_(*own_) {}
   ~ReferenceRuntime() override {
     Disarm(rt_);
     // An M abandoned after the run (its goroutine never reached a safe
@@ -35,8 +39,33 @@ class ReferenceRuntime : public RuntimeUnderTest {
     s.vdump.assign(rt_.vdump(0), rt_.vdump(0) + ir::kVDumpAreas * ir::kVDumpBytes);
     return s;
   }
+  SaveAreaImage save_area() const override { return *save_; }
 
  private:
+  // asyncPreempt2 shows the save area to the harness first (a test's own
+  // hook runs after): the frame at the goroutine's SP, and the extended
+  // state xRegSave moved into the G (or, under the shared-scratch mutation,
+  // still in the P's scratch area, which holds it until the P runs another
+  // goroutine). The image is shared with the hook: an abandoned M may reach
+  // asyncPreempt2 after this object is gone.
+  static RuntimeOptions WithSaveArea(RuntimeOptions opts, std::shared_ptr<SaveAreaImage> save) {
+    auto then = std::move(opts.hooks.on_async_preempt);
+    opts.hooks.on_async_preempt = [save, then](Runtime& rt, G* gp) {
+      RegisterImage trap;
+      if (!save->seen && TakeTrapRegisters(gp->m, gp->async_pc, &trap)) {
+        const PortInfo& port = NativePort();
+        const uint8_t* frame = reinterpret_cast<const uint8_t*>(gp->sched.sp);
+        save->frame.assign(frame, frame + port.async_frame);
+        save->tier = rt.xstate_tier();
+        const uint8_t* x = gp->xstate_live ? gp->xstate.get() : gp->m->p->xscratch;
+        save->xstate.assign(x, x + port.tiers[save->tier].scratch_bytes);
+        save->trap = trap;
+        save->seen = true;
+      }
+      if (then) then(rt, gp);
+    };
+    return opts;
+  }
   // sysmon as the source: sysmon runs, on a clock the requester moves.
   static RuntimeOptions WithSource(RuntimeOptions opts, RequestSource src, ManualClock* clock) {
     if (src == RequestSource::kSysmon) {
@@ -47,6 +76,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
   }
   RequestSource src_;
   ManualClock* clock_;
+  std::shared_ptr<SaveAreaImage> save_;
   std::unique_ptr<Runtime> own_;
   Runtime& rt_;
 };

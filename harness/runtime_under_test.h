@@ -29,6 +29,18 @@ struct EndState {
   bool operator==(const EndState& o) const { return globals == o.globals && vdump == o.vdump; }
 };
 
+// What asyncPreempt saved at the armed instruction, next to what the trap's
+// signal context held there: the save-area oracle's evidence. Taken at the
+// first asynchronous preemption exactly at the armed instruction after it
+// trapped (TakeTrapRegisters), before anything else runs on the goroutine.
+struct SaveAreaImage {
+  bool seen = false;
+  std::vector<uint8_t> frame;   // asyncPreempt's frame: PortInfo::async_frame bytes from its SP
+  int tier = 0;                 // the extended-state tier asyncPreempt saved (PortInfo::tiers)
+  std::vector<uint8_t> xstate;  // that tier's area, as xRegSave moved it into the G
+  RegisterImage trap;           // the registers at the trap
+};
+
 class RuntimeUnderTest {
  public:
   virtual ~RuntimeUnderTest() = default;
@@ -44,6 +56,9 @@ class RuntimeUnderTest {
   virtual uintptr_t code_base() const = 0;
   virtual std::vector<Event> events() const = 0;
   virtual EndState end_state() const = 0;
+  // The save area at the armed instruction (seen false when the run did not
+  // preempt there asynchronously, or the runtime cannot show it).
+  virtual SaveAreaImage save_area() const { return {}; }
 };
 
 using RuntimeFactory = std::function<std::unique_ptr<RuntimeUnderTest>()>;

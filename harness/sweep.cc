@@ -340,6 +340,7 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
   }
   o.events = rt->events();
   o.source = rt->request_source();
+  if (o.ran && o.accepted) o.save = rt->save_area();
   *out = std::move(o);
   return true;
 }

@@ -56,6 +56,9 @@ struct Observation {
   // the trap (in a system call, its P not running, no goroutine): kNone if
   // it would.
   Reason unseen = Reason::kNone;
+  // What asyncPreempt saved there and what the trap saw (the save-area
+  // oracle's evidence; seen only when it was preempted asynchronously there).
+  SaveAreaImage save;
 };
 
 struct Baseline {

@@ -2,6 +2,7 @@
 
 #include "oracle/invisibility.h"
 #include "oracle/liveness.h"
+#include "oracle/save_area.h"
 
 namespace safepoint::oracle {
 
@@ -38,8 +39,9 @@ std::string SourceProgress(const harness::Observation& o) {
 
 }  // namespace
 
-Judgement Judge(const PortModel& model, const State& state, const harness::EndState& baseline,
+Judgement Judge(const PortInfo& port, const State& state, const harness::EndState& baseline,
                 const harness::Observation& o) {
+  const PortModel& model = port.model;
   Judgement j;
   j.lost = LivenessProblem(o);
   j.protocol = CheckProtocol(o.events);
@@ -79,6 +81,8 @@ Judgement Judge(const PortModel& model, const State& state, const harness::EndSt
     j.agree = Agrees(model, j.expect, o.accepted, o.pc, o.resume, o.reason, o.op_start, o.entry);
   }
   j.state_diff = DiffEndState(baseline, o.end);
+  if (o.save.seen)
+    j.save_wrong = CheckAgainstTrap(port, o.save.frame, o.save.tier, o.save.xstate, o.save.trap, &j.save_compared);
   return j;
 }
 
@@ -87,6 +91,7 @@ std::string Judgement::Oracle() const {
   if (!run_error.empty()) return "run";
   if (!progress.empty()) return "progress";
   if (!agree) return "decision";
+  if (!save_wrong.empty()) return "save-area";
   if (!state_diff.empty()) return "invisibility";
   if (!protocol.ok()) return "protocol";
   return "";
@@ -96,6 +101,7 @@ std::string Judgement::Headline() const {
   std::string o = Oracle();
   if (o == "decision") return "decision oracle: expected " + Describe(expect) + ", runtime " + got;
   if (o == "invisibility") return "invisibility oracle: the end state differs after a preemption the runtime " + got;
+  if (o == "save-area") return "save-area oracle: asyncPreempt's save area does not hold the registers of the trap";
   if (o == "liveness") return "liveness oracle: a collection freed a reachable object";
   if (o == "run") return "run failed";
   if (o == "progress") return "progress oracle: " + progress;

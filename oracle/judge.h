@@ -27,18 +27,26 @@ struct Judgement {
   // progress: the armed instruction's request never came from its source
   // (sysmon did not retake a goroutine that ran forcePreemptNS on one slice)
   std::string progress;
+  // save area: the registers asyncPreempt saved wrongly against the trap's
+  // ("NAME: saved .., trap had .."), and how many were compared
+  std::vector<std::string> save_wrong;
+  size_t save_compared = 0;
   bool ok() const {
-    return agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok() && progress.empty();
+    return agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok() && progress.empty() &&
+           save_wrong.empty();
   }
   // The first failing oracle ("liveness", "run", "progress", "decision",
-  // "invisibility", "protocol"; progress before decision: a request that
+  // "save-area", "invisibility", "protocol"; a wrong save before the end
+  // state it spoils; progress before decision: a request that
   // never came leaves no decision to judge) and a constant one-line summary for it that names the rule: what
   // a fuzzer crash says first, so that equal findings deduplicate.
   std::string Oracle() const;
   std::string Headline() const;
 };
 
-Judgement Judge(const PortModel& model, const State& state, const harness::EndState& baseline,
+// `port` is the port the observation was made on (its model decides; its
+// saved_regs lay out the save area).
+Judgement Judge(const PortInfo& port, const State& state, const harness::EndState& baseline,
                 const harness::Observation& o);
 
 }  // namespace safepoint::oracle

@@ -98,7 +98,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   state.runtimesecret = c.opts.experiments.runtimesecret;
   state.asyncpreemptoff = (c.settings & 1) != 0;
   state.async_preempt_stack = AsyncPreemptStack(NativePort());
-  r.judgement = Judge(NativePort().model, state, base.end, r.obs);
+  r.judgement = Judge(NativePort(), state, base.end, r.obs);
   r.ok = true;
   if (!r.judgement.lost.empty() && c.opts.settings.xstate_scan == XStateScan::kGo126) {
     Case again = c;
@@ -143,6 +143,7 @@ std::string Describe(const Case& c, const CaseResult& r) {
     snprintf(b, sizeof b, "%02x", c.settings);
     return std::string(b);
   }() + ", request from " + harness::RequestSourceName(c.source) + "\n";
+  for (const std::string& w : r.judgement.save_wrong) s += "  save area: " + w + "\n";
   if (!r.judgement.state_diff.empty()) s += "  end state:" + r.judgement.state_diff + "\n";
   if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";
   if (!r.judgement.run_error.empty()) s += "  " + r.judgement.run_error + "\n";

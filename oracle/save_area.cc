@@ -47,6 +47,43 @@ std::vector<std::string> CheckExtendedState(const PortInfo& port, int tier, cons
   return bad;
 }
 
+namespace {
+std::string Hex(const uint8_t* b, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s = "0x";
+  for (size_t i = n; i-- > 0;) s += digits[b[i] >> 4], s += digits[b[i] & 15];  // little-endian
+  return s;
+}
+}  // namespace
+
+std::vector<std::string> CheckAgainstTrap(const PortInfo& port, const std::vector<uint8_t>& frame, int tier,
+                                          const std::vector<uint8_t>& xstate, const RegisterImage& trap,
+                                          size_t* compared) {
+  std::vector<std::string> bad;
+  *compared = 0;
+  for (size_t i = 0; i < port.saved_regs.size() && i < trap.count; i++) {
+    const SavedReg& r = port.saved_regs[i];
+    size_t n = trap.known[i];
+    if (n == 0 || (r.kind == SavedReg::kVector && r.tier != tier)) continue;
+    const std::vector<uint8_t>& area = r.kind == SavedReg::kVector ? xstate : frame;
+    if (r.offset + n > area.size()) continue;
+    const uint8_t* saved = area.data() + r.offset;
+    const uint8_t* want = trap.bytes[i];
+    bool same;
+    if (r.kind == SavedReg::kFlags) {
+      uint64_t s = 0, w = 0;
+      memcpy(&s, saved, n < 8 ? n : 8);
+      memcpy(&w, want, n < 8 ? n : 8);
+      same = ((s ^ w) & r.setflags_mask) == 0;
+    } else {
+      same = memcmp(saved, want, n) == 0;
+    }
+    ++*compared;
+    if (!same) bad.push_back(std::string(r.name) + ": saved " + Hex(saved, n) + ", trap had " + Hex(want, n));
+  }
+  return bad;
+}
+
 std::vector<std::string> CheckFlagsDump(const PortInfo& port, const uint64_t* words, const TrapState& want) {
   std::vector<std::string> bad;
   std::vector<const SavedReg*> flags = FlagRegs(port);

@@ -39,6 +39,18 @@ std::vector<std::string> CheckExtendedState(const PortInfo& port, int tier, cons
 // wrongly (on their setflags_mask); `words` is g[N..N+ir::kFlagsWords).
 std::vector<std::string> CheckFlagsDump(const PortInfo& port, const uint64_t* words, const TrapState& want);
 
+// The fuzzer's form, for programs that set no known pattern: what
+// asyncPreempt saved (the frame at its SP, and the extended state of tier
+// `tier`) against the registers the armed trap's signal context held at the
+// same instruction (RegisterImage, in saved_regs order): every general
+// register, every flag and control register on its setflags_mask, every
+// vector register of the tier, each on the leading bytes the context held.
+// Registers the context does not hold are not judged; *compared counts the
+// ones that were. Each wrong one as "NAME: saved 0x.., trap had 0x..".
+std::vector<std::string> CheckAgainstTrap(const PortInfo& port, const std::vector<uint8_t>& frame, int tier,
+                                          const std::vector<uint8_t>& xstate, const RegisterImage& trap,
+                                          size_t* compared);
+
 }  // namespace safepoint::oracle
 
 #endif

@@ -172,5 +172,78 @@ TEST(SaveAreaOracle, EveryPortsLayoutFitsTheIR) {
   }
 }
 
+// The fuzzer's form: a save area against the registers a trap's signal
+// context held (RegisterImage), for programs that set no known pattern.
+struct TrapCase {
+  std::vector<uint8_t> frame, xstate;
+  RegisterImage trap;
+};
+TrapCase MatchingTrap(const PortInfo& p, int tier) {
+  TrapCase c;
+  c.frame.assign(p.async_frame, 0);
+  c.xstate.assign(p.tiers[tier].scratch_bytes, 0);
+  c.trap.count = p.saved_regs.size();
+  for (size_t i = 0; i < p.saved_regs.size(); i++) {
+    const SavedReg& r = p.saved_regs[i];
+    std::vector<uint8_t>& area = r.kind == SavedReg::kVector ? c.xstate : c.frame;
+    if (r.kind == SavedReg::kVector && r.tier != tier) continue;
+    c.trap.known[i] = static_cast<uint8_t>(r.size);
+    for (uint32_t b = 0; b < r.size; b++) {
+      uint8_t v = static_cast<uint8_t>(0x11 * (i + 1) + 7 * b);
+      if (r.kind == SavedReg::kFlags) v &= static_cast<uint8_t>(r.setflags_mask >> (8 * (b % 8)));
+      c.trap.bytes[i][b] = area[r.offset + b] = v;
+    }
+  }
+  return c;
+}
+
+TEST(SaveAreaOracle, ComparesTheSaveAreaWithTheTrapsRegisters) {
+  for (const PortInfo* p : AllPorts()) {
+    if (!p->async_preemption()) continue;
+    for (int tier = 0; tier < static_cast<int>(p->tiers.size()); tier++) {
+      SCOPED_TRACE(std::string(p->name) + " tier " + std::to_string(tier));
+      ASSERT_LE(p->saved_regs.size(), RegisterImage::kMaxRegs);
+      TrapCase c = MatchingTrap(*p, tier);
+      size_t compared = 0, want = 0;
+      for (const SavedReg& r : p->saved_regs) want += r.kind != SavedReg::kVector || r.tier == tier;
+      EXPECT_TRUE(CheckAgainstTrap(*p, c.frame, tier, c.xstate, c.trap, &compared).empty());
+      EXPECT_EQ(compared, want);
+      for (size_t i = 0; i < p->saved_regs.size(); i++) {
+        const SavedReg& r = p->saved_regs[i];
+        if (c.trap.known[i] == 0) continue;
+        // The last byte it holds, wrong: named, with both values.
+        TrapCase bad = c;
+        std::vector<uint8_t>& area = r.kind == SavedReg::kVector ? bad.xstate : bad.frame;
+        uint32_t at = r.size - 1;
+        if (r.kind == SavedReg::kFlags) at = (63 - __builtin_clzll(r.setflags_mask)) / 8;
+        area[r.offset + at] ^= static_cast<uint8_t>(r.kind == SavedReg::kFlags ? r.setflags_mask >> (8 * at) : 0x80);
+        std::vector<std::string> got = CheckAgainstTrap(*p, bad.frame, tier, bad.xstate, bad.trap, &compared);
+        ASSERT_EQ(got.size(), 1u) << r.name;
+        EXPECT_EQ(got[0].rfind(std::string(r.name) + ": saved 0x", 0), 0u) << got[0];
+        EXPECT_NE(got[0].find("trap had 0x"), std::string::npos) << got[0];
+        // Held by the context in fewer bytes (LSX's 16 of a 32-byte
+        // register, say): only those are judged.
+        if (r.kind == SavedReg::kVector && r.size > 8) {
+          bad.trap.known[i] = static_cast<uint8_t>(r.size / 2);
+          EXPECT_TRUE(CheckAgainstTrap(*p, bad.frame, tier, bad.xstate, bad.trap, &compared).empty()) << r.name;
+        }
+        // Not held at all (arm64's LR slot holds the resume PC): not judged.
+        bad.trap.known[i] = 0;
+        EXPECT_TRUE(CheckAgainstTrap(*p, bad.frame, tier, bad.xstate, bad.trap, &compared).empty()) << r.name;
+        EXPECT_EQ(compared, want - 1);
+      }
+      // Flag bits outside setflags_mask are the system's: never judged.
+      for (const SavedReg* r : FlagRegs(*p)) {
+        TrapCase other = c;
+        uint64_t v;
+        memcpy(&v, &other.frame[r->offset], 8);
+        v ^= ~r->setflags_mask;
+        memcpy(&other.frame[r->offset], &v, 8);
+        EXPECT_TRUE(CheckAgainstTrap(*p, other.frame, tier, other.xstate, other.trap, &compared).empty()) << r->name;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace safepoint::oracle

@@ -23,6 +23,9 @@ std::string SweepResult::Summary() const {
     s += buf;
   }
   if (protocol_violations > 0) s += "; " + std::to_string(protocol_violations) + " protocol violations";
+  if (save_area_compared > 0 || save_area_wrong > 0)
+    s += "; save area: " + std::to_string(save_area_compared) + " registers compared with the trap's, " +
+         std::to_string(save_area_wrong) + " preemptions wrong";
   return s;
 }
 
@@ -38,7 +41,6 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
   base.settings.gomaxprocs = 1;
   base.hooks.event_capacity = 4096;  // one preemption's worth, many times over
   base.hooks.event_times = false;    // judged by order only
-  const PortModel& model = NativePort().model;
   State state;
   state.runtimesecret = base.experiments.runtimesecret;
   state.async_preempt_stack = AsyncPreemptStack(NativePort());
@@ -56,7 +58,7 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     };
     out->collections += o.collections;
     out->objects_freed += o.objects_freed;
-    Judgement j = Judge(model, state, baseline.end, o);
+    Judgement j = Judge(NativePort(), state, baseline.end, o);
     if (!j.lost.empty()) {
       out->lost_objects++;
       fail(": liveness: " + j.lost);
@@ -80,6 +82,13 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     if (!j.agree) {
       out->disagreements++;
       fail(" (op " + std::to_string(o.pos.op) + "): runtime " + j.got + ", oracle " + Describe(j.expect));
+    }
+    out->save_area_compared += j.save_compared;
+    if (!j.save_wrong.empty()) {
+      out->save_area_wrong++;
+      std::string w;
+      for (const std::string& r : j.save_wrong) w += (w.empty() ? "" : "; ") + r;
+      fail(": save area differs from the trap's registers: " + w);
     }
     if (!j.state_diff.empty()) {
       out->state_diffs++;

@@ -42,10 +42,15 @@ struct SweepResult {
   size_t objects_freed = 0;
   size_t lost_objects = 0;        // runs that touched an object freed while reachable
   size_t protocol_violations = 0; // runs breaking the protocol oracle (oracle/protocol.h)
+  size_t save_area_wrong = 0;     // accepted preemptions whose save area differs from the trap's registers
+  size_t save_area_compared = 0;  // registers the save-area oracle compared, over all runs
   std::vector<std::string> failures;  // details, up to max_failures
   size_t total = 0;               // instructions the sweep would arm
   bool interrupted = false;       // stopped by proceed before the end
-  bool ok() const { return disagreements == 0 && state_diffs == 0 && run_errors == 0 && lost_objects == 0 && protocol_violations == 0; }
+  bool ok() const {
+    return disagreements == 0 && state_diffs == 0 && run_errors == 0 && lost_objects == 0 && protocol_violations == 0 &&
+           save_area_wrong == 0;
+  }
   std::string Summary() const;
 };
 

@@ -203,6 +203,36 @@ struct PortInfo {
   bool async_preemption() const { return has(kCapAsyncPreemption) && !saved_regs.empty(); }
 };
 
+// Registers as a signal context held them, in PortInfo::saved_regs order
+// (SignalContext::saved_reg for each): the armed trap's record of the
+// registers at its instruction, which the save-area oracle compares with
+// what asyncPreempt saved there. Fixed size: filled in a signal handler.
+struct RegisterImage {
+  static constexpr size_t kMaxRegs = 96, kMaxBytes = 64;
+  size_t count = 0;                 // saved_regs entries recorded
+  uint8_t known[kMaxRegs] = {};     // leading bytes of each the context held (0: not held)
+  uint8_t bytes[kMaxRegs][kMaxBytes] = {};
+};
+
+// The number after `prefix` in a register's name ("x17" -> 17), -1 when the
+// name is not prefix + digits. Async-signal-safe.
+inline int RegNumber(std::string_view name, std::string_view prefix) {
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return -1;
+  int n = 0;
+  for (char c : name.substr(prefix.size())) {
+    if (c < '0' || c > '9' || n > 1000) return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+// Copies `n` bytes (at most `cap`) of `src` to `out`; returns what it copied.
+inline uint32_t CopyReg(uint8_t* out, const void* src, uint32_t n, uint32_t cap) {
+  uint32_t k = n < cap ? n : cap;
+  const uint8_t* s = static_cast<const uint8_t*>(src);
+  for (uint32_t i = 0; i < k; i++) out[i] = s[i];  // no libc call: signal handlers use it
+  return k;
+}
+
 // The port's flag and control registers (kind kFlags), in table order: what
 // `setflags` sets and `flagsdump` stores, the i-th in g[N+i] (core/ir.h).
 inline std::vector<const SavedReg*> FlagRegs(const PortInfo& p) {
@@ -247,6 +277,12 @@ struct CheckSignalContext {
   static_assert(std::is_same_v<decltype(T::kPort), const PortInfo&>, "kPort");
   // Whether the running CPU has an XTier::cpu_feature ("avx", "avx512f").
   static_assert(std::is_same_v<decltype(&T::cpu_has), bool (*)(std::string_view)>, "cpu_has");
+  // The leading bytes of saved register `r` (a PortInfo::saved_regs entry)
+  // that the context holds, copied to `out` (at most r.size); 0 when the
+  // context does not hold it (the save-area oracle then cannot judge it).
+  // Async-signal-safe: the armed trap handler calls it.
+  static_assert(std::is_same_v<decltype(&T::saved_reg), uint32_t (*)(const ucontext_t*, const SavedReg&, uint8_t*)>,
+                "saved_reg");
   static constexpr bool ok = true;
 };
 

@@ -31,6 +31,29 @@ struct Amd64Context {
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RIP] = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RSP] = v; }
   static void set_lr(ucontext_t*, uintptr_t) { __builtin_trap(); }
+  // The general registers and RFLAGS from gregs; XMM0-15 from the FXSAVE
+  // image fpregs points to, which also gives the low 16 bytes of YMM and
+  // ZMM (their upper parts are in the XSAVE area's components, not read
+  // here); K0-K7 not at all.
+  static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
+    static constexpr struct {
+      const char* name;
+      int greg;
+    } kGregs[] = {{"rax", REG_RAX}, {"rcx", REG_RCX}, {"rdx", REG_RDX}, {"rbx", REG_RBX}, {"rsi", REG_RSI},
+                  {"rdi", REG_RDI}, {"rbp", REG_RBP}, {"r8", REG_R8},   {"r9", REG_R9},   {"r10", REG_R10},
+                  {"r11", REG_R11}, {"r12", REG_R12}, {"r13", REG_R13}, {"r14", REG_R14}, {"r15", REG_R15},
+                  {"rflags", REG_EFL}};
+    if (r.kind != SavedReg::kVector) {
+      for (const auto& g : kGregs)
+        if (r.name == g.name) return CopyReg(out, &uc->uc_mcontext.gregs[g.greg], 8, r.size);
+      return 0;
+    }
+    int n = RegNumber(r.name, "xmm");
+    if (n < 0) n = RegNumber(r.name, "ymm");
+    if (n < 0) n = RegNumber(r.name, "zmm");
+    if (n < 0 || n >= 16 || uc->uc_mcontext.fpregs == nullptr) return 0;
+    return CopyReg(out, &uc->uc_mcontext.fpregs->_xmm[n], 16, r.size);
+  }
   static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
     uintptr_t sp = Amd64Context::sp(uc) - 8;
     *reinterpret_cast<uintptr_t*>(sp) = resume;

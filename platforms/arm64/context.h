@@ -26,6 +26,39 @@ struct Arm64Context {
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.pc = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.sp = v; }
   static void set_lr(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.regs[30] = v; }
+  // x0-x30 from regs, NZCV from pstate, and FPSR, FPCR and V0-V31 from the
+  // fpsimd record of __reserved. Not "lr": the frame's LR slot holds the
+  // resume PC pushCall put there, not the trap's LR (which pushCall saved
+  // below the frame).
+  static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
+    const mcontext_t& mc = uc->uc_mcontext;
+    if (r.kind == SavedReg::kGeneral) {
+      int n = RegNumber(r.name, "x");
+      return n >= 0 && n < 31 ? CopyReg(out, &mc.regs[n], 8, r.size) : 0;
+    }
+    if (r.name == "nzcv") {
+      uint64_t v = mc.pstate & 0xF0000000u;
+      return CopyReg(out, &v, 8, r.size);
+    }
+    // The records: a magic, a size, the body; a zero magic ends them.
+    constexpr uint32_t kFpsimdMagic = 0x46508001;
+    for (size_t at = 0; at + 8 <= sizeof mc.__reserved;) {
+      uint32_t magic, size;
+      __builtin_memcpy(&magic, mc.__reserved + at, 4);
+      __builtin_memcpy(&size, mc.__reserved + at + 4, 4);
+      if (magic == 0 || size < 8 || at + size > sizeof mc.__reserved) return 0;
+      if (magic == kFpsimdMagic && size >= 16 + 32 * 16) {
+        const uint8_t* body = mc.__reserved + at + 8;  // fpsr, fpcr (32 bits each), then vregs
+        uint64_t v = 0;
+        if (r.name == "fpsr") return __builtin_memcpy(&v, body, 4), CopyReg(out, &v, 8, r.size);
+        if (r.name == "fpcr") return __builtin_memcpy(&v, body + 4, 4), CopyReg(out, &v, 8, r.size);
+        int q = RegNumber(r.name, "q");
+        return q >= 0 && q < 32 ? CopyReg(out, body + 8 + 16 * q, 16, r.size) : 0;
+      }
+      at += size;
+    }
+    return 0;
+  }
   static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
     // 16 bytes keeps SP 16-byte aligned, as AAPCS64 and Go's arm64 port need.
     uintptr_t sp = Arm64Context::sp(uc) - 16;

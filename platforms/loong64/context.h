@@ -26,6 +26,46 @@ struct Loong64Context {
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__pc = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[3] = v; }
   static void set_lr(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[1] = v; }
+  // $r1-$r31 from __gregs; FCC, FCSR0 and the vector registers from the
+  // extended-context records after the GPRs (each a 16-byte header: magic,
+  // size, padding; a zero magic ends them): LASX gives all 32 bytes of
+  // $xrN, LSX the low 16, FPU the low 8. FCC there has one byte per
+  // condition flag; the save area packs them one bit each.
+  static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
+    const mcontext_t& mc = uc->uc_mcontext;
+    if (r.kind == SavedReg::kGeneral) {
+      int n = RegNumber(r.name, "$r");
+      return n >= 1 && n < 32 ? CopyReg(out, &mc.__gregs[n], 8, r.size) : 0;
+    }
+    constexpr uint32_t kFpu = 0x46505501, kLsx = 0x53580001, kLasx = 0x41535801;
+    const uint8_t* ext = reinterpret_cast<const uint8_t*>(mc.__extcontext);
+    for (size_t at = 0; at < 64 * 1024;) {
+      uint32_t magic, size;
+      __builtin_memcpy(&magic, ext + at, 4);
+      __builtin_memcpy(&size, ext + at + 4, 4);
+      if (magic == 0 || size < 16) return 0;
+      uint32_t width = magic == kLasx ? 32 : magic == kLsx ? 16 : magic == kFpu ? 8 : 0;
+      if (width != 0) {
+        const uint8_t* body = ext + at + 16;  // regs[32 * width / 8], then fcc (64 bits), fcsr (32)
+        const uint8_t* after = body + 32 * width;
+        if (r.name == "fcc") {
+          uint64_t bytes, packed = 0;
+          __builtin_memcpy(&bytes, after, 8);
+          for (int i = 0; i < 8; i++) packed |= ((bytes >> (8 * i)) & 1) << i;
+          return CopyReg(out, &packed, 8, r.size);
+        }
+        if (r.name == "fcsr0") {
+          uint64_t v = 0;
+          __builtin_memcpy(&v, after + 8, 4);
+          return CopyReg(out, &v, 8, r.size);
+        }
+        int x = RegNumber(r.name, "$xr");
+        return x >= 0 && x < 32 ? CopyReg(out, body + width * x, width, r.size) : 0;
+      }
+      at += size;
+    }
+    return 0;
+  }
   static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
     // As Go's loong64 pushCall: 8 bytes down, the old RA saved there.
     uintptr_t sp = Loong64Context::sp(uc) - 8;

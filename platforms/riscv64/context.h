@@ -31,6 +31,20 @@ struct Riscv64Context {
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[kPc] = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[kSp] = v; }
   static void set_lr(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[kRa] = v; }
+  // x1-x31 from __gregs, F0-F31 and FCSR from the D-extension state.
+  static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
+    const mcontext_t& mc = uc->uc_mcontext;
+    if (r.kind == SavedReg::kGeneral) {
+      int n = RegNumber(r.name, "x");
+      return n >= 1 && n < 32 ? CopyReg(out, &mc.__gregs[n], 8, r.size) : 0;
+    }
+    if (r.name == "fcsr") {
+      uint64_t v = mc.__fpregs.__d.__fcsr;
+      return CopyReg(out, &v, 8, r.size);
+    }
+    int f = RegNumber(r.name, "f");
+    return f >= 0 && f < 32 ? CopyReg(out, &mc.__fpregs.__d.__f[f], 8, r.size) : 0;
+  }
   static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
     // As Go's riscv64 pushCall: 8 bytes down, the old RA saved there, RA =
     // the resume PC, PC = the target.
