@@ -130,7 +130,13 @@ std::string Observed(const Case& c, const CaseResult& r) {
   s += "stack room " + std::to_string(o.stack_room) + " bytes (asyncPreemptStack " +
        std::to_string(AsyncPreemptStack(NativePort())) + "), ";
   if (!o.decided) return s + "no decision there";
-  if (o.accepted) return s + (o.resume == o.pc ? "accepted" : "accepted, resumed elsewhere (restarted)");
+  if (o.accepted) {
+    s += o.resume == o.pc ? "accepted" : "accepted, resumed elsewhere (restarted)";
+    if (r.judgement.save_compared > 0)
+      s += "; save area: " + std::to_string(r.judgement.save_compared - r.judgement.save_wrong.size()) + " of " +
+           std::to_string(r.judgement.save_compared) + " registers as the trap had them";
+    return s;
+  }
   return s + "refused (" + ReasonName(o.reason) + ")";
 }
 
