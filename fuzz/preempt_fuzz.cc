@@ -126,6 +126,16 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
   }
   Feature(10, seen, outcome);
   Feature(11, static_cast<uint64_t>(c.source), outcome);  // request source x what happened
+  // A chain's further points: each point's source x what happened there,
+  // by its place in the chain.
+  for (size_t i = 0; i < o.then.size(); i++) {
+    const safepoint::harness::Observation& p = o.then[i];
+    uint64_t got = !p.trapped ? 1 : !p.decided ? 2 : p.not_wanted ? 3 : !p.accepted ? 4 + static_cast<int>(p.reason)
+                                 : p.resume == p.pc ? 100 : 101;
+    Feature(12, (i + 1) * 4 + static_cast<uint64_t>(p.source), got);
+  }
+  // The save area compared with the trap's registers, and how much of it.
+  if (j.save_compared > 0) Feature(13, j.save_compared, j.save_wrong.empty());
 }
 
 }  // namespace

@@ -34,6 +34,14 @@ struct ArmedState {
   uint32_t off = 0;
   uint8_t saved[16] = {};
   size_t len = 0;
+  RequestSource src = RequestSource::kPreemptOne;  // who raises the armed point's request
+  // A chain (ArmThen): the points still to arm, in order, and every offset
+  // armed so far (an M that hit an earlier point's breakpoint together with
+  // the M that took it is told apart from a stray trap by it).
+  ArmPoint then[kMaxArmThen];
+  size_t nthen = 0, next = 0;
+  uint32_t past[kMaxArmThen + 1] = {};
+  size_t npast = 0;
 };
 ArmedState g_armed;
 
@@ -90,8 +98,22 @@ bool RequestReached(Runtime& rt, G* gp, M* m) {
   return RequestRaised(gp) && (!PreemptsAsync(rt) || m->signalPending.load() != 0);
 }
 
+void RequestOnce(Requester& q);
+
+// One request per post of `wake`, until Disarm stops it (a chain posts once
+// per point whose source is not the trap handler).
 void Request(Requester& q) {
-  if (sem_wait(&q.wake) != 0 || q.gp.load() == nullptr) return;  // disarmed before the trap
+  for (;;) {
+    if (sem_wait(&q.wake) != 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (q.stop.load() || q.gp.load() == nullptr) return;  // disarmed (before the trap, or after the chain)
+    RequestOnce(q);
+  }
+}
+
+void RequestOnce(Requester& q) {
   Runtime& rt = *q.rt;
   G* gp = q.gp.load();
   M* m = q.m.load();
@@ -130,26 +152,45 @@ void EndRequester() {
   g_req.thread.Join();
 }
 
+// The chain's next point, armed by the trap handler of the one before
+// (signal-safe: CodePage's reads and patches make no libc call but mprotect).
+void ArmNextPoint(Runtime& rt) {
+  if (g_armed.next >= g_armed.nthen) return;
+  const ArmPoint& p = g_armed.then[g_armed.next++];
+  const std::vector<uint8_t>& bp = NativePort().breakpoint;
+  if (!rt.ReadCode(p.off, g_armed.saved, g_armed.len)) return;
+  g_armed.off = p.off;
+  g_armed.src = p.src;
+  if (g_armed.npast < kMaxArmThen + 1) g_armed.past[g_armed.npast++] = p.off;
+  if (!rt.PatchCode(p.off, bp.data(), bp.size())) return;
+  g_armed.rt.store(&rt);
+}
+
 void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   int saved_errno = errno;
   auto* uc = static_cast<ucontext_t*>(ucontext);
   Runtime* rt = g_armed.owner.load();
   M* m = Runtime::CurrentM();
   uintptr_t at = NativeContext::pc(uc) - NativePort().pc_after_trap;
-  if (rt == nullptr || m == nullptr || m->rt != rt || at != rt->code_base() + g_armed.off) {
-    // Not the armed instruction: let the trap kill the process as it would.
+  bool ours = rt != nullptr && m != nullptr && m->rt == rt && at >= rt->code_base();
+  uint32_t hit = ours ? static_cast<uint32_t>(at - rt->code_base()) : 0;
+  bool armed_before = false;
+  for (size_t i = 0; ours && i < g_armed.npast; i++) armed_before = armed_before || g_armed.past[i] == hit;
+  if (!ours || (hit != g_armed.off && !armed_before)) {
+    // Not an armed instruction: let the trap kill the process as it would.
     signal(sig, SIG_DFL);
     errno = saved_errno;
     return;
   }
   Runtime* expect = rt;
-  if (!g_armed.rt.compare_exchange_strong(expect, nullptr)) {
-    // Another M hit it first: once its restore is visible, run the
-    // original instruction (bounded: the restore is a few system calls).
+  if (hit != g_armed.off || !g_armed.rt.compare_exchange_strong(expect, nullptr)) {
+    // Another M hit it first (and may have armed the chain's next point
+    // since): once its restore is visible, run the original instruction
+    // (bounded: the restore is a few system calls).
     const std::vector<uint8_t>& bp = NativePort().breakpoint;
     for (long i = 0; i < 10'000'000; i++) {
       uint8_t cur[16] = {};
-      rt->ReadCode(g_armed.off, cur, g_armed.len);
+      rt->ReadCode(hit, cur, g_armed.len);
       if (memcmp(cur, bp.data(), bp.size()) != 0) break;
       sched_yield();
     }
@@ -157,6 +198,7 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     errno = saved_errno;
     return;
   }
+  const RequestSource src = g_armed.src;
   rt->PatchCode(g_armed.off, g_armed.saved, g_armed.len);
   NativeContext::set_pc(uc, at);
   RecordTrapRegisters(uc, m, at);
@@ -174,13 +216,13 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   else if ((gp->atomicstatus.load() & ~static_cast<uint32_t>(_Gscan)) == _Gsyscall) seen = Reason::kGSyscall;
   else if (m->p == nullptr || m->p->status.load() != _Prunning) seen = Reason::kPNotRunning;
   rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, seen, at, room);
-  bool looks_at_ps = g_req.src == RequestSource::kSysmon || g_req.src == RequestSource::kForEachP;
+  bool looks_at_ps = src == RequestSource::kSysmon || src == RequestSource::kForEachP;
   bool async = PreemptsAsync(*rt);
   auto sigurg_pending = [] {
     sigset_t pending;
     return sigpending(&pending) == 0 && sigismember(&pending, SIGURG);
   };
-  if (g_req.src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
+  if (src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
     // Sent here: the signal is pending on this thread (tgkill to oneself
     // with SIGURG blocked), nothing to wait for. Otherwise preemptM may have
     // coalesced into a signal another thread was about to send
@@ -191,6 +233,8 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
       while (m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline) sched_yield();
     }
   } else {
+    g_req.src = src;
+    g_req.settled.store(false);
     g_req.m.store(m);
     g_req.gp.store(gp);
     sem_post(&g_req.wake);
@@ -211,6 +255,7 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
       sched_yield();
     }
   }
+  ArmNextPoint(*rt);
   errno = saved_errno;
 }
 
@@ -283,6 +328,10 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
   std::call_once(sem_once, [] { sem_init(&g_req.wake, 0, 0); });
   while (sem_trywait(&g_req.wake) == 0) {
   }
+  g_armed.src = src;
+  g_armed.nthen = g_armed.next = 0;
+  g_armed.past[0] = off;
+  g_armed.npast = 1;
   g_req.src = src;
   g_req.clock = clock;
   g_req.rt = &rt;
@@ -297,6 +346,40 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
   }
   g_armed.owner.store(&rt);
   g_armed.rt.store(&rt);
+  return true;
+}
+
+bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err) {
+  if (g_armed.rt.load() != &rt) {
+    *err = "arm: no instruction of this runtime is armed to chain from";
+    return false;
+  }
+  if (then.size() > kMaxArmThen) {
+    *err = "arm: at most " + std::to_string(kMaxArmThen) + " further points";
+    return false;
+  }
+  bool needs_requester = false;
+  for (const ArmPoint& p : then) {
+    if (rt.table().Find(p.off) == nullptr || !rt.table().IsBoundary(p.off)) {
+      char buf[160];
+      snprintf(buf, sizeof buf, "arm: offset 0x%x is not an instruction boundary of a generated function", p.off);
+      *err = buf;
+      return false;
+    }
+    if (p.src == RequestSource::kSysmon && g_req.clock == nullptr) {
+      *err = "arm: sysmon as a point's source needs the runtime's ManualClock";
+      return false;
+    }
+    needs_requester = needs_requester || p.src != RequestSource::kPreemptOne;
+  }
+  if (needs_requester && !g_req.thread.joinable() &&
+      !g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req)) {
+    *err = "arm: cannot start the requester's thread";
+    return false;
+  }
+  for (size_t i = 0; i < then.size(); i++) g_armed.then[i] = then[i];
+  g_armed.next = 0;
+  g_armed.nthen = then.size();
   return true;
 }
 

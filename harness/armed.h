@@ -8,12 +8,16 @@
 // then arrives with the PC exactly at the armed instruction.
 //
 // One instruction is armed per process at a time. Arm only while no M runs
-// the code (before Run, or from a callback with GOMAXPROCS=1).
+// the code (before Run, or from a callback with GOMAXPROCS=1). Further
+// points may follow it (ArmThen): each is armed by the trap handler of the
+// one before, once that one's request is in, so they are armed one after
+// another, never two at once.
 #ifndef SAFEPOINT_HARNESS_ARMED_H_
 #define SAFEPOINT_HARNESS_ARMED_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "platforms/port.h"
 #include "runtime/runtime.h"
@@ -46,6 +50,19 @@ const char* RequestSourceName(RequestSource s);
 // running on it).
 bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src = RequestSource::kPreemptOne,
          ManualClock* clock = nullptr);
+// A further point of a chain: its code offset and who raises its request.
+struct ArmPoint {
+  uint32_t off = 0;
+  RequestSource src = RequestSource::kPreemptOne;
+};
+constexpr size_t kMaxArmThen = 3;
+// After Arm (before Run): the points to arm, in order, after the armed one
+// traps. Refused (false, *err) for more than kMaxArmThen, an offset that is
+// not an instruction boundary of a generated function, sysmon as a source
+// without the ManualClock Arm was given, or when rt holds no armed
+// instruction. Points never reached stay unarmed.
+bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err);
+
 // The code offset of the first machine instruction of the IR operation
 // that follows label `label` in function `fn` of `prog` as rt loaded it
 // (0 when there is none): what a test arms.

@@ -11,8 +11,8 @@ namespace {
 
 class ReferenceRuntime : public RuntimeUnderTest {
  public:
-  ReferenceRuntime(RuntimeOptions opts, RequestSource src)
-      : src_(src), clock_(src == RequestSource::kSysmon ? new ManualClock : nullptr),
+  ReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock)
+      : src_(src), clock_(src == RequestSource::kSysmon || sysmon_clock ? new ManualClock : nullptr),
         save_(std::make_shared<SaveAreaImage>()),
         own_(std::make_unique<Runtime>(WithSaveArea(WithSource(std::move(opts), src, clock_), save_))), rt_(*own_) {}
   ~ReferenceRuntime() override {
@@ -28,6 +28,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
   }
   bool Load(const ir::Program& prog, std::string* err) override { return rt_.Load(prog, err); }
   bool ArmAt(uint32_t off, std::string* err) override { return Arm(rt_, off, err, src_, clock_); }
+  bool ArmThen(const std::vector<ArmPoint>& then, std::string* err) override { return harness::ArmThen(rt_, then, err); }
   RequestSource request_source() const override { return src_; }
   bool Run(const std::string& main, std::string* err) override { return RunBounded(rt_, main, err); }
   const FuncTable& table() const override { return rt_.table(); }
@@ -67,8 +68,8 @@ class ReferenceRuntime : public RuntimeUnderTest {
     return opts;
   }
   // sysmon as the source: sysmon runs, on a clock the requester moves.
-  static RuntimeOptions WithSource(RuntimeOptions opts, RequestSource src, ManualClock* clock) {
-    if (src == RequestSource::kSysmon) {
+  static RuntimeOptions WithSource(RuntimeOptions opts, RequestSource, ManualClock* clock) {
+    if (clock != nullptr) {
       opts.hooks.sysmon = true;
       opts.hooks.clock = clock;
     }
@@ -83,12 +84,12 @@ class ReferenceRuntime : public RuntimeUnderTest {
 
 }  // namespace
 
-std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts, RequestSource src) {
-  return std::make_unique<ReferenceRuntime>(std::move(opts), src);
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock) {
+  return std::make_unique<ReferenceRuntime>(std::move(opts), src, sysmon_clock);
 }
 
-RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src) {
-  return [opts, src] { return NewReferenceRuntime(opts, src); };
+RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src, bool sysmon_clock) {
+  return [opts, src, sysmon_clock] { return NewReferenceRuntime(opts, src, sysmon_clock); };
 }
 
 }  // namespace safepoint::harness

@@ -50,6 +50,12 @@ class RuntimeUnderTest {
   // its request comes from request_source() (harness/armed.h).
   virtual bool ArmAt(uint32_t off, std::string* err) = 0;
   virtual RequestSource request_source() const { return RequestSource::kPreemptOne; }
+  // After ArmAt, before Run: further points, armed one after another
+  // (harness/armed.h's ArmThen). A runtime that cannot chain says so.
+  virtual bool ArmThen(const std::vector<ArmPoint>& then, std::string* err) {
+    *err = then.empty() ? "" : "this runtime under test arms one point per run";
+    return then.empty();
+  }
   // Runs `main` until it returns.
   virtual bool Run(const std::string& main, std::string* err) = 0;
   virtual const FuncTable& table() const = 0;
@@ -65,9 +71,14 @@ using RuntimeFactory = std::function<std::unique_ptr<RuntimeUnderTest>()>;
 
 // The reference runtime (runtime/) behind the interface, its armed
 // instruction's request raised by `src`.
+// instruction's request raised by `src`. `sysmon_clock`: sysmon runs on a
+// ManualClock even when `src` is another source (a chain's later point
+// asks sysmon).
 std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts,
-                                                      RequestSource src = RequestSource::kPreemptOne);
-RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src = RequestSource::kPreemptOne);
+                                                      RequestSource src = RequestSource::kPreemptOne,
+                                                      bool sysmon_clock = false);
+RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src = RequestSource::kPreemptOne,
+                                       bool sysmon_clock = false);
 
 }  // namespace safepoint::harness
 

@@ -306,19 +306,38 @@ bool RunBaseline(const ir::Program& prog, const std::string& main, const Runtime
   return true;
 }
 
-bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, const FuncTable& table,
-               size_t k, Observation* out) {
+namespace {
+// Where instruction k is, before the run.
+bool PointAt(const ir::Program& prog, const FuncTable& table, size_t k, Observation* o) {
   uint32_t off = table.insns[k];
   const FuncInfo* f = table.Find(off);
   if (f == nullptr) return false;
+  o->k = k;
+  o->off = off;
+  o->func = f->name;
+  o->func_entry = f->entry;
+  o->pos = PositionOf(prog, table, k);
+  return true;
+}
+}  // namespace
+
+bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, const FuncTable& table,
+               size_t k, Observation* out, const std::vector<ChainPoint>& then) {
   Observation o;
-  o.k = k;
-  o.off = off;
-  o.func = f->name;
-  o.func_entry = f->entry;
-  o.pos = PositionOf(prog, table, k);
+  if (!PointAt(prog, table, k, &o)) return false;
+  std::vector<ArmPoint> chain;
+  for (const ChainPoint& c : then) {
+    Observation p;
+    if (!PointAt(prog, table, c.k, &p)) return false;
+    p.source = c.src;
+    o.then.push_back(std::move(p));
+    chain.push_back({table.insns[c.k], c.src});
+  }
+  const uint32_t off = o.off;
+  const FuncInfo* f = table.Find(off);
   std::unique_ptr<RuntimeUnderTest> rt = make();
-  o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(off, &o.run_error) && rt->Run(main, &o.run_error);
+  o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(off, &o.run_error) && rt->ArmThen(chain, &o.run_error) &&
+          rt->Run(main, &o.run_error);
   for (const Event& ev : rt->events()) {
     if (ev.kind == Ev::kGCDone && ev.arg >= 0) o.collections++;
     if (ev.kind == Ev::kFree) o.objects_freed++;
@@ -337,6 +356,32 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
       if (!o.decided && ev.kind == Ev::kSigNoRequest) o.decided = o.not_wanted = true;
     }
     o.end = rt->end_state();
+    // The chain: each point's trap after the one before's.
+    std::vector<Event> evs = rt->events();
+    size_t from = 0;
+    for (const Event& ev : evs) {
+      if (ev.kind == Ev::kTrap && ev.pc == o.pc) break;
+      from++;
+    }
+    for (Observation& p : o.then) {
+      const FuncInfo* pf = table.Find(p.off);
+      p.ran = true;
+      p.pc = rt->code_base() + p.off;
+      p.op_start = rt->code_base() + OpStart(table, p.k);
+      p.entry = rt->code_base() + pf->entry;
+      size_t i = from + 1;
+      while (i < evs.size() && !(evs[i].kind == Ev::kTrap && evs[i].pc == p.pc)) i++;
+      if (from >= evs.size() || i >= evs.size()) break;  // not reached: nor are the points after it
+      p.trapped = true, p.stack_room = evs[i].arg, p.unseen = evs[i].reason;
+      for (size_t j = i + 1; j < evs.size() && !p.decided; j++) {
+        const Event& ev = evs[j];
+        if (ev.pc != p.pc) continue;
+        if (ev.kind == Ev::kAsyncAccept) p.decided = p.accepted = true, p.resume = static_cast<uintptr_t>(ev.arg);
+        if (ev.kind == Ev::kAsyncRefuse) p.decided = true, p.reason = ev.reason;
+        if (ev.kind == Ev::kSigNoRequest) p.decided = p.not_wanted = true;
+      }
+      from = i;
+    }
   }
   o.events = rt->events();
   o.source = rt->request_source();

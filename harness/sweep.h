@@ -59,6 +59,17 @@ struct Observation {
   // What asyncPreempt saved there and what the trap saw (the save-area
   // oracle's evidence; seen only when it was preempted asynchronously there).
   SaveAreaImage save;
+  // A chain's further points (ChainPoint), each as it showed: its own
+  // position, trap and decision (the run's end state, events and save area
+  // are the first point's observation's).
+  std::vector<Observation> then;
+};
+
+// A chain's further point: an instruction index of the baseline's table and
+// who raises its request.
+struct ChainPoint {
+  size_t k = 0;
+  RequestSource src = RequestSource::kPreemptOne;
 };
 
 struct Baseline {
@@ -73,8 +84,11 @@ bool RunBaseline(const ir::Program& prog, const std::string& main, const Runtime
 // One run of `main` armed at instruction k of the baseline's table (a fresh
 // runtime from `make`): what happened there. False when instruction k
 // belongs to no function (nothing is run).
+// `then`: further points armed one after another once k has trapped
+// (harness/armed.h's ArmThen); each point's trap is the next kTrap at its PC
+// after the one before's, its decision the first at that PC after it.
 bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, const FuncTable& table,
-               size_t k, Observation* o);
+               size_t k, Observation* o, const std::vector<ChainPoint>& then = {});
 // Runs `main` once unpreempted, then once armed at each instruction of a
 // generated function; calls observe for each. False with *err when the
 // program has no `main` or the unpreempted run fails. `proceed`, if given,

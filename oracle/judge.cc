@@ -37,21 +37,8 @@ std::string SourceProgress(const harness::Observation& o) {
   return "sysmon did not retake a P whose goroutine ran forcePreemptNS (10 ms) on one time slice";
 }
 
-}  // namespace
-
-Judgement Judge(const PortInfo& port, const State& state, const harness::EndState& baseline,
-                const harness::Observation& o) {
-  const PortModel& model = port.model;
-  Judgement j;
-  j.lost = LivenessProblem(o);
-  j.protocol = CheckProtocol(o.events);
-  if (!o.ran) {
-    if (j.lost.empty()) j.run_error = o.run_error.empty() ? "the run failed" : o.run_error;
-    return j;
-  }
-  if (!o.trapped) return j;
-  j.reached = true;
-  j.progress = SourceProgress(o);
+void Decision(const PortModel& model, const State& state, const harness::Observation& o, Judgement* jp) {
+  Judgement& j = *jp;
   State st = state;
   if (st.async_preempt_stack != 0 && o.stack_room >= 0)
     st.stack_ok = static_cast<size_t>(o.stack_room) >= st.async_preempt_stack;
@@ -79,6 +66,31 @@ Judgement Judge(const PortInfo& port, const State& state, const harness::EndStat
     j.got = !o.accepted ? std::string("refused (") + ReasonName(o.reason) + ")"
                         : o.resume == o.pc ? "accepted" : "resumed at +" + std::to_string(o.resume - (o.pc - o.off));
     j.agree = Agrees(model, j.expect, o.accepted, o.pc, o.resume, o.reason, o.op_start, o.entry);
+  }
+}
+
+}  // namespace
+
+Judgement Judge(const PortInfo& port, const State& state, const harness::EndState& baseline,
+                const harness::Observation& o) {
+  const PortModel& model = port.model;
+  Judgement j;
+  j.lost = LivenessProblem(o);
+  j.protocol = CheckProtocol(o.events);
+  if (!o.ran) {
+    if (j.lost.empty()) j.run_error = o.run_error.empty() ? "the run failed" : o.run_error;
+    return j;
+  }
+  if (!o.trapped) return j;
+  j.reached = true;
+  j.progress = SourceProgress(o);
+  Decision(model, state, o, &j);
+  // A chain's further points: each decision judged as the first's.
+  for (size_t i = 0; i < o.then.size() && j.agree; i++) {
+    if (!o.then[i].trapped) break;
+    Judgement p;
+    Decision(model, state, o.then[i], &p);
+    if (!p.agree) j.agree = false, j.expect = p.expect, j.got = p.got, j.point = i + 1;
   }
   j.state_diff = DiffEndState(baseline, o.end);
   if (o.save.seen)

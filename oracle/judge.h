@@ -31,6 +31,7 @@ struct Judgement {
   // ("NAME: saved .., trap had .."), and how many were compared
   std::vector<std::string> save_wrong;
   size_t save_compared = 0;
+  size_t point = 0;  // which point's decision disagreed: 0 the armed one, n a chain's nth further point
   bool ok() const {
     return agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok() && progress.empty() &&
            save_wrong.empty();

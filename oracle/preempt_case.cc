@@ -31,6 +31,20 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   c.opts.settings.xstate_scan = (c.settings & 8) ? XStateScan::kGo126 : XStateScan::kGo127;
   if (c.settings & 16) harness::CollectAtEveryPreemption(&c.opts);
   c.opts.settings.gomaxprocs = (c.settings & 32) ? 2 : 1;
+  // The chain, if the input ends in one: it is cut off before the
+  // generator reads the rest.
+  if (size >= 3 && data[size - 2] == 0x5A && data[size - 1] == 0xA5) {
+    size_t n = data[size - 3];
+    if (n < 1 || n > harness::kMaxArmThen || size < 3 + 3 * n + 1) {
+      *err = "a chain's mark with a bad count (want 1.." + std::to_string(harness::kMaxArmThen) +
+             " points after the case's own bytes)";
+      return false;
+    }
+    const uint8_t* p = data + size - 3 - 3 * n;
+    for (size_t i = 0; i < n; i++, p += 3)
+      c.then.push_back({static_cast<uint16_t>(p[0] | p[1] << 8), static_cast<harness::RequestSource>(p[2] & 3)});
+    size -= 3 + 3 * n;
+  }
   uint8_t which = at(1);
   c.armed = static_cast<uint16_t>(at(2) | at(3) << 8);
   if (which == 0) {
@@ -43,6 +57,19 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   }
   *out = std::move(c);
   return true;
+}
+
+std::string EncodeChain(const std::vector<Case::Point>& then) {
+  std::string s;
+  for (const Case::Point& p : then) {
+    s += static_cast<char>(p.armed & 0xFF);
+    s += static_cast<char>(p.armed >> 8);
+    s += static_cast<char>(static_cast<uint8_t>(p.source));
+  }
+  s += static_cast<char>(then.size());
+  s += '\x5A';
+  s += '\xA5';
+  return s;
 }
 
 namespace {
@@ -71,7 +98,9 @@ CaseResult RunCase(const Case& c, std::string* err) {
     *err = c.program_name + ": " + *err;
     return r;
   }
-  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source);
+  bool sysmon = false;
+  for (const Case::Point& p : c.then) sysmon = sysmon || p.source == harness::RequestSource::kSysmon;
+  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon);
   harness::Baseline base;
   {
     std::lock_guard<std::mutex> lk(g_mu);
@@ -90,7 +119,9 @@ CaseResult RunCase(const Case& c, std::string* err) {
     return r;
   }
   size_t k = c.armed % r.instructions;
-  if (!harness::ObserveAt(prog, "main.main", make, base.table, k, &r.obs)) {
+  std::vector<harness::ChainPoint> then;
+  for (const Case::Point& p : c.then) then.push_back({p.armed % r.instructions, p.source});
+  if (!harness::ObserveAt(prog, "main.main", make, base.table, k, &r.obs, then)) {
     *err = "instruction " + std::to_string(k) + " belongs to no function";
     return r;
   }
@@ -149,6 +180,10 @@ std::string Describe(const Case& c, const CaseResult& r) {
     snprintf(b, sizeof b, "%02x", c.settings);
     return std::string(b);
   }() + ", request from " + harness::RequestSourceName(c.source) + "\n";
+  for (size_t i = 0; i < o.then.size(); i++)
+    s += "  then point " + std::to_string(i + 1) + ": " + Where(o.then[i]) + ", request from " +
+         harness::RequestSourceName(o.then[i].source) + (o.then[i].trapped ? "" : ", not reached") + "\n";
+  if (r.judgement.point > 0) s += "  the decision that disagreed: point " + std::to_string(r.judgement.point) + "\n";
   for (const std::string& w : r.judgement.save_wrong) s += "  save area: " + w + "\n";
   if (!r.judgement.state_diff.empty()) s += "  end state:" + r.judgement.state_diff + "\n";
   if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";

@@ -14,6 +14,12 @@
 //   2-3   the armed instruction, little-endian, modulo the program's
 //         instruction count
 //   4..   the generator's choices (harness/generator.h)
+// An input may end in a chain of further points, armed one after another
+// once the one before has trapped (harness/armed.h's ArmThen):
+//   ... [instruction lo, instruction hi, source] x n, n, 0x5A, 0xA5
+// with n in 1..3 and each source in the low two bits as in byte 0; the
+// generator does not see the chain. Inputs without the two-byte mark (every
+// seed before chains existed) mean what they meant.
 // An empty input is no case: it is refused, never run.
 #ifndef SAFEPOINT_ORACLE_PREEMPT_CASE_H_
 #define SAFEPOINT_ORACLE_PREEMPT_CASE_H_
@@ -22,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/ir.h"
 #include "harness/armed.h"
@@ -38,7 +45,15 @@ struct Case {
   uint16_t armed = 0;   // the instruction index before the modulo
   uint8_t settings = 0;
   harness::RequestSource source = harness::RequestSource::kPreemptOne;
+  struct Point {
+    uint16_t armed = 0;  // before the modulo
+    harness::RequestSource source = harness::RequestSource::kPreemptOne;
+  };
+  std::vector<Point> then;  // the chain's further points
 };
+
+// The chain's bytes for `then` (what an input ends in), for seeds and tests.
+std::string EncodeChain(const std::vector<Case::Point>& then);
 
 // False (with *err) for bytes that are no case.
 bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err);

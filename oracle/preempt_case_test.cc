@@ -1,0 +1,110 @@
+// The preemption fuzzer's cases: an input's chain of further armed points
+// (its trailer) decoded, and chains run on this port: every point reached
+// is trapped in order, decided, and judged as the first point is.
+#include "oracle/preempt_case.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "platforms/native.h"
+
+namespace safepoint::oracle {
+namespace {
+
+using Src = harness::RequestSource;
+
+Case Decode(const std::string& bytes) {
+  Case c;
+  std::string err;
+  EXPECT_TRUE(DecodeCase(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &c, &err)) << err;
+  return c;
+}
+
+TEST(PreemptCase, AChainIsCutOffTheInputBeforeTheGeneratorReadsIt) {
+  // A generated program (byte 1 = 7) from some choices.
+  const std::string head = std::string("\x00\x07\x10\x00", 4) + "choices for the generator";
+  Case plain = Decode(head);
+  EXPECT_TRUE(plain.then.empty());
+  Case chained = Decode(head + EncodeChain({{300, Src::kSuspendG}, {5, Src::kPreemptOne}}));
+  EXPECT_EQ(chained.program, plain.program) << "the chain must not change the program";
+  EXPECT_EQ(chained.armed, plain.armed);
+  ASSERT_EQ(chained.then.size(), 2u);
+  EXPECT_EQ(chained.then[0].armed, 300);
+  EXPECT_EQ(chained.then[0].source, Src::kSuspendG);
+  EXPECT_EQ(chained.then[1].armed, 5);
+  EXPECT_EQ(chained.then[1].source, Src::kPreemptOne);
+}
+
+TEST(PreemptCase, AChainMarkWithABadCountIsNoCase) {
+  for (const std::string& tail : {std::string("\x00\x5A\xA5", 3), std::string("\x04\x5A\xA5", 3),
+                                  std::string("\x01\x02\x03\x03\x5A\xA5", 6)}) {
+    std::string bytes = std::string("\x00\x00\x01\x00", 4) + tail;
+    Case c;
+    std::string err;
+    EXPECT_FALSE(DecodeCase(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &c, &err));
+    EXPECT_NE(err.find("chain"), std::string::npos) << err;
+  }
+}
+
+// The built-in sweep program, armed at instruction k with further points.
+CaseResult RunChain(uint16_t k, const std::vector<Case::Point>& then, Src first = Src::kPreemptOne) {
+  std::string bytes = std::string(1, static_cast<char>(static_cast<uint8_t>(first) << 6)) + std::string(1, '\0') +
+                      std::string(1, static_cast<char>(k & 0xFF)) + std::string(1, static_cast<char>(k >> 8));
+  if (!then.empty()) bytes += EncodeChain(then);
+  Case c = Decode(bytes);
+  std::string err;
+  CaseResult r = RunCase(c, &err);
+  EXPECT_TRUE(r.ok) << err;
+  return r;
+}
+
+TEST(PreemptCase, AChainTrapsEachPointInTurnAndJudgesEachDecision) {
+  if (!NativePort().async_preemption()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  // Points reached one after another: main.main's instructions, in the
+  // order they run, are not known here, so look for pairs whose second
+  // point is reached after the first (bounded: 24 tries).
+  size_t n = RunChain(0, {}).instructions;
+  ASSERT_GT(n, 40u);
+  int chained = 0, decided_later = 0;
+  for (size_t i = 0; i < 24 && chained < 3; i++) {
+    uint16_t k = static_cast<uint16_t>((i * 7) % n), k2 = static_cast<uint16_t>((i * 7 + 5) % n);
+    CaseResult r = RunChain(k, {{k2, Src::kPreemptOne}, {k2, Src::kPreemptOne}});
+    EXPECT_TRUE(r.judgement.ok()) << "points " << k << ", " << k2 << ": " << r.judgement.Headline() << "\n"
+                                  << r.judgement.state_diff << r.judgement.run_error;
+    ASSERT_EQ(r.obs.then.size(), 2u);
+    if (!r.obs.trapped || !r.obs.then[0].trapped) continue;
+    chained++;
+    EXPECT_GT(r.obs.then[0].pc, 0u);
+    decided_later += r.obs.then[0].decided;
+    // The second point's trap came after the first's, in the events.
+    size_t first = 0, second = 0;
+    for (size_t e = 0; e < r.obs.events.size(); e++) {
+      const Event& ev = r.obs.events[e];
+      if (ev.kind != Ev::kTrap) continue;
+      if (first == 0 && ev.pc == r.obs.pc) first = e + 1;
+      else if (first != 0 && second == 0 && ev.pc == r.obs.then[0].pc) second = e + 1;
+    }
+    EXPECT_GT(second, first) << "the chain's second trap follows the first";
+  }
+  EXPECT_GT(chained, 0) << "no pair of points among 24 was reached one after the other";
+  EXPECT_GT(decided_later, 0) << "no chained point was decided";
+}
+
+TEST(PreemptCase, EverySourceRaisesAChainedPointsRequest) {
+  if (!NativePort().async_preemption()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  size_t n = RunChain(0, {}).instructions;
+  for (Src s : {Src::kSysmon, Src::kSuspendG, Src::kForEachP}) {
+    SCOPED_TRACE(harness::RequestSourceName(s));
+    for (size_t i = 0; i < 6; i++) {
+      uint16_t k = static_cast<uint16_t>((i * 11) % n), k2 = static_cast<uint16_t>((i * 11 + 3) % n);
+      CaseResult r = RunChain(k, {{k2, s}});
+      EXPECT_TRUE(r.judgement.ok()) << "points " << k << ", " << k2 << ": " << r.judgement.Headline() << "\n"
+                                    << r.judgement.state_diff << r.judgement.run_error;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace safepoint::oracle
