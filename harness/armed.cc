@@ -259,6 +259,15 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   errno = saved_errno;
 }
 
+// An instruction boundary of a generated function of rt's program.
+bool ArmableAt(const Runtime& rt, uint32_t off, std::string* err) {
+  if (rt.table().Find(off) != nullptr && rt.table().IsBoundary(off)) return true;
+  char buf[160];
+  snprintf(buf, sizeof buf, "arm: offset 0x%x is not an instruction boundary of a generated function", off);
+  *err = buf;
+  return false;
+}
+
 void InstallTrapHandler() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -307,13 +316,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
       return false;
     }
   }
-  const FuncInfo* f = rt.table().Find(off);
-  if (f == nullptr || !rt.table().IsBoundary(off)) {
-    char buf[160];
-    snprintf(buf, sizeof buf, "arm: offset 0x%x is not an instruction boundary of a generated function", off);
-    *err = buf;
-    return false;
-  }
+  if (!ArmableAt(rt, off, err)) return false;
   InstallTrapHandler();
   g_trap.m.store(nullptr);  // an earlier run's trap answers no later preemption
   const std::vector<uint8_t>& bp = NativePort().breakpoint;
@@ -332,7 +335,6 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
   g_armed.nthen = g_armed.next = 0;
   g_armed.past[0] = off;
   g_armed.npast = 1;
-  g_req.src = src;
   g_req.clock = clock;
   g_req.rt = &rt;
   g_req.stop.store(false);
@@ -360,12 +362,7 @@ bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err) {
   }
   bool needs_requester = false;
   for (const ArmPoint& p : then) {
-    if (rt.table().Find(p.off) == nullptr || !rt.table().IsBoundary(p.off)) {
-      char buf[160];
-      snprintf(buf, sizeof buf, "arm: offset 0x%x is not an instruction boundary of a generated function", p.off);
-      *err = buf;
-      return false;
-    }
+    if (!ArmableAt(rt, p.off, err)) return false;
     if (p.src == RequestSource::kSysmon && g_req.clock == nullptr) {
       *err = "arm: sysmon as a point's source needs the runtime's ManualClock";
       return false;

@@ -1,6 +1,4 @@
 // The reference runtime as a RuntimeUnderTest.
-#include <cstring>
-
 #include "harness/armed.h"
 #include "harness/runtime_under_test.h"
 #include "harness/scenario.h"
@@ -14,7 +12,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
   ReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock)
       : src_(src), clock_(src == RequestSource::kSysmon || sysmon_clock ? new ManualClock : nullptr),
         save_(std::make_shared<SaveAreaImage>()),
-        own_(std::make_unique<Runtime>(WithSaveArea(WithSource(std::move(opts), src, clock_), save_))), rt_(*own_) {}
+        own_(std::make_unique<Runtime>(WithSaveArea(WithClock(std::move(opts), clock_), save_))), rt_(*own_) {}
   ~ReferenceRuntime() override {
     Disarm(rt_);
     // An M abandoned after the run (its goroutine never reached a safe
@@ -67,8 +65,8 @@ class ReferenceRuntime : public RuntimeUnderTest {
     };
     return opts;
   }
-  // sysmon as the source: sysmon runs, on a clock the requester moves.
-  static RuntimeOptions WithSource(RuntimeOptions opts, RequestSource, ManualClock* clock) {
+  // sysmon as a source: sysmon runs, on a clock the requester moves.
+  static RuntimeOptions WithClock(RuntimeOptions opts, ManualClock* clock) {
     if (clock != nullptr) {
       opts.hooks.sysmon = true;
       opts.hooks.clock = clock;

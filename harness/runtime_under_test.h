@@ -70,7 +70,6 @@ class RuntimeUnderTest {
 using RuntimeFactory = std::function<std::unique_ptr<RuntimeUnderTest>()>;
 
 // The reference runtime (runtime/) behind the interface, its armed
-// instruction's request raised by `src`.
 // instruction's request raised by `src`. `sysmon_clock`: sysmon runs on a
 // ManualClock even when `src` is another source (a chain's later point
 // asks sysmon).

@@ -307,6 +307,14 @@ bool RunBaseline(const ir::Program& prog, const std::string& main, const Runtime
 }
 
 namespace {
+// The decision event at `p`'s PC, if it is one and none came before.
+void NoteDecision(const Event& ev, Observation* p) {
+  if (p->decided || ev.pc != p->pc) return;
+  if (ev.kind == Ev::kAsyncAccept) p->decided = p->accepted = true, p->resume = static_cast<uintptr_t>(ev.arg);
+  if (ev.kind == Ev::kAsyncRefuse) p->decided = true, p->reason = ev.reason;
+  if (ev.kind == Ev::kSigNoRequest) p->decided = p->not_wanted = true;
+}
+
 // Where instruction k is, before the run.
 bool PointAt(const ir::Program& prog, const FuncTable& table, size_t k, Observation* o) {
   uint32_t off = table.insns[k];
@@ -333,57 +341,44 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
     o.then.push_back(std::move(p));
     chain.push_back({table.insns[c.k], c.src});
   }
-  const uint32_t off = o.off;
-  const FuncInfo* f = table.Find(off);
   std::unique_ptr<RuntimeUnderTest> rt = make();
-  o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(off, &o.run_error) && rt->ArmThen(chain, &o.run_error) &&
+  o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(o.off, &o.run_error) && rt->ArmThen(chain, &o.run_error) &&
           rt->Run(main, &o.run_error);
-  for (const Event& ev : rt->events()) {
+  o.events = rt->events();  // one snapshot, read below
+  const std::vector<Event>& evs = o.events;
+  for (const Event& ev : evs) {
     if (ev.kind == Ev::kGCDone && ev.arg >= 0) o.collections++;
     if (ev.kind == Ev::kFree) o.objects_freed++;
     if (ev.kind == Ev::kFreedAccess) o.freed_accesses++;
   }
   if (o.ran) {
-    o.pc = rt->code_base() + off;
+    o.pc = rt->code_base() + o.off;
     o.op_start = rt->code_base() + OpStart(table, k);
-    o.entry = rt->code_base() + f->entry;
-    for (const Event& ev : rt->events()) {
-      if (ev.pc != o.pc) continue;
-      if (ev.kind == Ev::kTrap) o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
-      if (!o.decided && ev.kind == Ev::kAsyncAccept)
-        o.decided = o.accepted = true, o.resume = static_cast<uintptr_t>(ev.arg);
-      if (!o.decided && ev.kind == Ev::kAsyncRefuse) o.decided = true, o.reason = ev.reason;
-      if (!o.decided && ev.kind == Ev::kSigNoRequest) o.decided = o.not_wanted = true;
+    o.entry = rt->code_base() + o.func_entry;
+    for (const Event& ev : evs) {
+      if (ev.kind == Ev::kTrap && ev.pc == o.pc) o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
+      NoteDecision(ev, &o);
     }
     o.end = rt->end_state();
     // The chain: each point's trap after the one before's.
-    std::vector<Event> evs = rt->events();
     size_t from = 0;
     for (const Event& ev : evs) {
       if (ev.kind == Ev::kTrap && ev.pc == o.pc) break;
       from++;
     }
     for (Observation& p : o.then) {
-      const FuncInfo* pf = table.Find(p.off);
       p.ran = true;
       p.pc = rt->code_base() + p.off;
       p.op_start = rt->code_base() + OpStart(table, p.k);
-      p.entry = rt->code_base() + pf->entry;
+      p.entry = rt->code_base() + p.func_entry;
       size_t i = from + 1;
       while (i < evs.size() && !(evs[i].kind == Ev::kTrap && evs[i].pc == p.pc)) i++;
       if (from >= evs.size() || i >= evs.size()) break;  // not reached: nor are the points after it
       p.trapped = true, p.stack_room = evs[i].arg, p.unseen = evs[i].reason;
-      for (size_t j = i + 1; j < evs.size() && !p.decided; j++) {
-        const Event& ev = evs[j];
-        if (ev.pc != p.pc) continue;
-        if (ev.kind == Ev::kAsyncAccept) p.decided = p.accepted = true, p.resume = static_cast<uintptr_t>(ev.arg);
-        if (ev.kind == Ev::kAsyncRefuse) p.decided = true, p.reason = ev.reason;
-        if (ev.kind == Ev::kSigNoRequest) p.decided = p.not_wanted = true;
-      }
+      for (size_t j = i + 1; j < evs.size() && !p.decided; j++) NoteDecision(evs[j], &p);
       from = i;
     }
   }
-  o.events = rt->events();
   o.source = rt->request_source();
   if (o.ran && o.accepted) o.save = rt->save_area();
   *out = std::move(o);
