@@ -153,22 +153,32 @@ std::string Where(const harness::Observation& o) {
 }
 }  // namespace
 
+namespace {
+// One point's showing: reached or not, and the decision there.
+std::string Showed(const harness::Observation& o) {
+  if (!o.trapped) return "not reached";
+  if (!o.decided) return "no decision there";
+  if (o.accepted) return o.resume == o.pc ? "accepted" : "accepted, resumed elsewhere (restarted)";
+  return std::string("refused (") + ReasonName(o.reason) + ")";
+}
+}  // namespace
+
 std::string Observed(const Case& c, const CaseResult& r) {
   const harness::Observation& o = r.obs;
   std::string s = "armed at " + Where(o) + " (instruction " + std::to_string(o.k) + " of " +
                   std::to_string(r.instructions) + "), request from " + harness::RequestSourceName(c.source) + ": ";
-  if (!o.trapped) return s + "not reached";
-  s += "stack room " + std::to_string(o.stack_room) + " bytes (asyncPreemptStack " +
-       std::to_string(AsyncPreemptStack(NativePort())) + "), ";
-  if (!o.decided) return s + "no decision there";
-  if (o.accepted) {
-    s += o.resume == o.pc ? "accepted" : "accepted, resumed elsewhere (restarted)";
-    if (r.judgement.save_compared > 0)
-      s += "; save area: " + std::to_string(r.judgement.save_compared - r.judgement.save_wrong.size()) + " of " +
-           std::to_string(r.judgement.save_compared) + " registers as the trap had them";
-    return s;
-  }
-  return s + "refused (" + ReasonName(o.reason) + ")";
+  if (o.trapped)
+    s += "stack room " + std::to_string(o.stack_room) + " bytes (asyncPreemptStack " +
+         std::to_string(AsyncPreemptStack(NativePort())) + "), ";
+  s += Showed(o);
+  if (o.accepted && r.judgement.save_compared > 0)
+    s += "; save area: " + std::to_string(r.judgement.save_compared - r.judgement.save_wrong.size()) + " of " +
+         std::to_string(r.judgement.save_compared) + " registers as the trap had them";
+  for (size_t i = 0; i < o.then.size(); i++)
+    s += "; then point " + std::to_string(i + 1) + " at " + Where(o.then[i]) + " (instruction " +
+         std::to_string(o.then[i].k) + "), request from " + harness::RequestSourceName(o.then[i].source) + ": " +
+         Showed(o.then[i]);
+  return s;
 }
 
 std::string Describe(const Case& c, const CaseResult& r) {

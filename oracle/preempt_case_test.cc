@@ -87,6 +87,17 @@ TEST(PreemptCase, AChainTrapsEachPointInTurnAndJudgesEachDecision) {
       else if (first != 0 && second == 0 && ev.pc == r.obs.then[0].pc) second = e + 1;
     }
     EXPECT_GT(second, first) << "the chain's second trap follows the first";
+    // What repro --show prints names each chained point and what it showed.
+    Case c;
+    c.source = Src::kPreemptOne;
+    std::string seen = Observed(c, r);
+    EXPECT_NE(seen.find("; then point 1 at " + r.obs.then[0].func + "+0x"), std::string::npos) << seen;
+    EXPECT_NE(seen.find("; then point 2 at "), std::string::npos) << seen;
+    size_t p1 = seen.find("; then point 1 at "), p2 = seen.find("; then point 2 at ");
+    if (p1 != std::string::npos && p2 != std::string::npos && r.obs.then[0].decided) {
+      std::string one = seen.substr(p1, p2 - p1);
+      EXPECT_NE(one.find(r.obs.then[0].accepted ? ": accepted" : ": refused ("), std::string::npos) << seen;
+    }
   }
   EXPECT_GT(chained, 0) << "no pair of points among 24 was reached one after the other";
   EXPECT_GT(decided_later, 0) << "no chained point was decided";
