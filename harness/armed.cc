@@ -71,18 +71,28 @@ void RecordTrapRegisters(const ucontext_t* uc, const M* m, uintptr_t pc) {
 // The requester of the armed instruction's request when it is not the trap
 // handler itself (RequestSource): a thread that sleeps on `wake` until the
 // handler posts it (sem_post is async-signal-safe) or Disarm ends it.
+// Each post has its own slot, filled before the post and read once by the
+// requester: a chain's next point may be posted while the requester still
+// serves the one before (a sysmon or forEachP point the handler does not
+// wait for), and neither request is lost nor served twice.
 struct Requester {
-  RequestSource src = RequestSource::kPreemptOne;
+  struct Post {
+    RequestSource src = RequestSource::kPreemptOne;
+    std::atomic<G*> gp{nullptr};
+    std::atomic<M*> m{nullptr};
+    // The requester has done what it does for this post (sysmon looked at
+    // the moved clock, suspendG or forEachP returned): its handler stops
+    // waiting.
+    std::atomic<bool> settled{false};
+  };
   ManualClock* clock = nullptr;
   Runtime* rt = nullptr;
   OSThread thread;  // parked between arms, not ended (runtime/osthread.h)
   sem_t wake;
   std::atomic<bool> stop{false};
-  std::atomic<G*> gp{nullptr};
-  std::atomic<M*> m{nullptr};
-  // The requester has done what it does (sysmon looked at the moved clock,
-  // suspendG or forEachP returned): the handler stops waiting.
-  std::atomic<bool> settled{false};
+  Post posts[kMaxArmThen + 1];  // one per point of a chain, in order
+  std::atomic<size_t> posted{0};
+  size_t served = 0;  // the requester's own
 };
 Requester g_req;
 
@@ -98,26 +108,27 @@ bool RequestReached(Runtime& rt, G* gp, M* m) {
   return RequestRaised(gp) && (!PreemptsAsync(rt) || m->signalPending.load() != 0);
 }
 
-void RequestOnce(Requester& q);
+void RequestOnce(Requester& q, Requester::Post& post);
 
-// One request per post of `wake`, until Disarm stops it (a chain posts once
-// per point whose source is not the trap handler).
+// One request per post of `wake`, each from its slot, until Disarm stops it
+// (a chain posts once per point whose source is not the trap handler).
 void Request(Requester& q) {
   for (;;) {
     if (sem_wait(&q.wake) != 0) {
       if (errno == EINTR) continue;
       return;
     }
-    if (q.stop.load() || q.gp.load() == nullptr) return;  // disarmed (before the trap, or after the chain)
-    RequestOnce(q);
+    // Disarmed (before the trap, or after the chain): Disarm's post has no slot.
+    if (q.stop.load() || q.served >= q.posted.load(std::memory_order_acquire)) return;
+    RequestOnce(q, q.posts[q.served++]);
   }
 }
 
-void RequestOnce(Requester& q) {
+void RequestOnce(Requester& q, Requester::Post& post) {
   Runtime& rt = *q.rt;
-  G* gp = q.gp.load();
-  M* m = q.m.load();
-  switch (q.src) {
+  G* gp = post.gp.load();
+  M* m = post.m.load();
+  switch (post.src) {
     case RequestSource::kSysmon: {
       // sysmon notes a time slice's start (the P's schedtick) on a pass;
       // two more looks at its clock and it has seen this one. Then the
@@ -127,18 +138,18 @@ void RequestOnce(Requester& q) {
       q.clock->Advance(kForcePreemptNS);
       r = q.clock->reads();
       WaitFor([&] { return RequestReached(rt, gp, m) || q.clock->reads() >= r + 3 || q.stop.load(); }, 10);
-      q.settled.store(true);
+      post.settled.store(true);
       break;
     }
     case RequestSource::kSuspendG: {
       Runtime::SuspendState st = rt.suspendG(gp, 30'000'000'000);
-      q.settled.store(true);
+      post.settled.store(true);
       rt.resumeG(st);
       break;
     }
     case RequestSource::kForEachP:
       rt.forEachP([](P*) {}, 30'000'000'000);
-      q.settled.store(true);
+      post.settled.store(true);
       break;
     case RequestSource::kPreemptOne:
       break;
@@ -233,10 +244,16 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
       while (m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline) sched_yield();
     }
   } else {
-    g_req.src = src;
-    g_req.settled.store(false);
-    g_req.m.store(m);
-    g_req.gp.store(gp);
+    // Points are posted one at a time (the next is armed below), so the
+    // slot is this handler's alone until the count publishes it.
+    size_t slot = g_req.posted.load(std::memory_order_relaxed);
+    if (slot > kMaxArmThen) slot = kMaxArmThen;  // not reached: a chain has at most kMaxArmThen + 1 points
+    Requester::Post& post = g_req.posts[slot];
+    post.src = src;
+    post.settled.store(false);
+    post.m.store(m);
+    post.gp.store(gp);
+    g_req.posted.store(slot + 1, std::memory_order_release);
     sem_post(&g_req.wake);
     // sysmon and forEachP will not see it running: nothing to wait for
     // (the requester goes on; forEachP completes at a later safe point).
@@ -251,7 +268,7 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     while (!(looks_at_ps && seen != Reason::kNone) && MonotonicNanos() < deadline) {
       bool requested = RequestRaised(gp);
       if (requested && (!async || sigurg_pending())) break;
-      if (g_req.settled.load() && !requested) break;
+      if (post.settled.load() && !requested) break;
       sched_yield();
     }
   }
@@ -338,9 +355,9 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
   g_req.clock = clock;
   g_req.rt = &rt;
   g_req.stop.store(false);
-  g_req.settled.store(false);
-  g_req.gp.store(nullptr);
-  g_req.m.store(nullptr);
+  for (Requester::Post& p : g_req.posts) p.settled.store(false), p.gp.store(nullptr), p.m.store(nullptr);
+  g_req.posted.store(0);
+  g_req.served = 0;
   if (src != RequestSource::kPreemptOne && !g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req)) {
     rt.PatchCode(off, g_armed.saved, g_armed.len);
     *err = "arm: cannot start the requester's thread";

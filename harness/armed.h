@@ -60,7 +60,9 @@ constexpr size_t kMaxArmThen = 3;
 // traps. Refused (false, *err) for more than kMaxArmThen, an offset that is
 // not an instruction boundary of a generated function, sysmon as a source
 // without the ManualClock Arm was given, or when rt holds no armed
-// instruction. Points never reached stay unarmed.
+// instruction. Points never reached stay unarmed. Each point's request is
+// served once, in order, even when the next point traps before the
+// requester thread has finished the one before's.
 bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err);
 
 // The code offset of the first machine instruction of the IR operation

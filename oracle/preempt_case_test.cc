@@ -117,5 +117,42 @@ TEST(PreemptCase, EverySourceRaisesAChainedPointsRequest) {
   }
 }
 
+TEST(PreemptCase, EachChainedPointsRequestIsServed) {
+  if (!NativePort().async_preemption()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  // Every point asks through suspendG, and each point's handler waits until
+  // its request is raised (suspendG records it first) or suspendG has
+  // returned: so between each point's trap and the next's, suspendG acted
+  // for that point's post (each post has its own slot in the requester;
+  // none is lost to the next).
+  size_t n = RunChain(0, {}).instructions;
+  int checked = 0;
+  for (size_t i = 0; i < 12 && checked < 2; i++) {
+    uint16_t k = static_cast<uint16_t>((i * 13) % n), k2 = static_cast<uint16_t>((i * 13 + 4) % n),
+             k3 = static_cast<uint16_t>((i * 13 + 9) % n);
+    CaseResult r = RunChain(k, {{k2, Src::kSuspendG}, {k3, Src::kSuspendG}}, Src::kSuspendG);
+    EXPECT_TRUE(r.judgement.ok()) << "points " << k << ", " << k2 << ", " << k3 << ": " << r.judgement.Headline();
+    if (!r.obs.trapped || !r.obs.then[0].trapped) continue;
+    std::vector<uintptr_t> pcs = {r.obs.pc};
+    for (const harness::Observation& p : r.obs.then)
+      if (p.trapped) pcs.push_back(p.pc);
+    // The traps in order (a point's trap is the first at its PC after the
+    // one before's), and suspendG's events between them.
+    size_t next = 0;
+    std::vector<int> served(pcs.size(), 0);
+    for (const Event& ev : r.obs.events) {
+      if (next < pcs.size() && ev.kind == Ev::kTrap && ev.pc == pcs[next]) next++;
+      else if (next > 0 && ev.source == Source::kSuspendG &&
+               (ev.kind == Ev::kRequest || ev.kind == Ev::kSuspend || ev.kind == Ev::kSuspendGiveUp))
+        served[next - 1]++;
+    }
+    ASSERT_EQ(next, pcs.size()) << "points " << k << ", " << k2 << ", " << k3 << ": traps in the events";
+    for (size_t p = 0; p < pcs.size(); p++)
+      EXPECT_GT(served[p], 0) << "points " << k << ", " << k2 << ", " << k3 << ": point " << p
+                              << "'s suspendG acted before the next trap";
+    checked++;
+  }
+  EXPECT_GT(checked, 0) << "no chain among 12 reached a second point";
+}
+
 }  // namespace
 }  // namespace safepoint::oracle
