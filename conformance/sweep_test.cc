@@ -5,6 +5,7 @@
 // sweep must notice: it is the suite's own proof that it can fail.
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 
 #include <gtest/gtest.h>
@@ -211,6 +212,35 @@ TEST(Sweep, CatchesVectorsSavedAtHalfWidth) {
   EXPECT_EQ(r.disagreements, 0u) << "only the state is wrong, never a verdict: " << r.Summary();
   // Every port's signal context holds more than half of each base-tier vector.
   EXPECT_GT(r.save_area_wrong, 0u) << r.Summary();
+}
+// The same under simd, where the tier is wider than the base one (amd64:
+// YMM, or ZMM and K): the save-area oracle judges each wide register whole,
+// so a failure names one of the tier's registers with all its bytes (the
+// signal context's XSAVE components read, not only its FXSAVE part).
+TEST(Sweep, UnderSimdTheSaveAreaOracleJudgesWideRegistersWhole) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  std::string why = NoSimdTier();
+  if (!why.empty()) GTEST_SKIP() << why;
+  RuntimeOptions ro;
+  ro.experiments.simd = true;
+  ro.mutations.half_vector_save = true;
+  SweepResult r = RunSweep(ro, true);
+  ASSERT_GT(r.save_area_wrong, 0u) << r.Summary() << Failures(r);
+  size_t whole = 0;
+  for (const std::string& f : r.failures)
+    for (const SavedReg& reg : NativePort().saved_regs) {
+      if (reg.kind != SavedReg::kVector || reg.tier == 0 || reg.size <= 16) continue;
+      size_t at = f.find(std::string(reg.name) + ": saved 0x");
+      if (at == std::string::npos || (at > 0 && f[at - 1] != ' ')) continue;
+      size_t had = f.find("trap had 0x", at);
+      if (had == std::string::npos) continue;
+      size_t digits = 0;
+      for (size_t i = had + 11; i < f.size() && isxdigit(static_cast<unsigned char>(f[i])); i++) digits++;
+      EXPECT_EQ(digits, 2u * reg.size) << reg.name << " judged on " << digits / 2 << " of its " << reg.size
+                                       << " bytes:\n  " << f;
+      whole += digits == 2u * reg.size;
+    }
+  EXPECT_GT(whole, 0u) << "no failure names a register of the simd tier" << Failures(r);
 }
 TEST(Sweep, CatchesARestartNotRewound) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";

@@ -4,8 +4,10 @@
 #ifndef SAFEPOINT_PLATFORMS_AMD64_CONTEXT_H_
 #define SAFEPOINT_PLATFORMS_AMD64_CONTEXT_H_
 
+#include <cpuid.h>
 #include <ucontext.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 
@@ -31,10 +33,10 @@ struct Amd64Context {
   static void set_pc(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RIP] = v; }
   static void set_sp(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.gregs[REG_RSP] = v; }
   static void set_lr(ucontext_t*, uintptr_t) { __builtin_trap(); }
-  // The general registers and RFLAGS from gregs; XMM0-15 from the FXSAVE
-  // image fpregs points to, which also gives the low 16 bytes of YMM and
-  // ZMM (their upper parts are in the XSAVE area's components, not read
-  // here); K0-K7 not at all.
+  // The general registers and RFLAGS from gregs; XMM0-15 (the low 16 bytes
+  // of YMM and ZMM too) from the FXSAVE image fpregs points to; the rest of
+  // YMM and ZMM, and K0-K7, from the XSAVE components the kernel writes
+  // after it (xsave_part), as far as the frame has them.
   static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
     static constexpr struct {
       const char* name;
@@ -48,11 +50,56 @@ struct Amd64Context {
         if (r.name == g.name) return CopyReg(out, &uc->uc_mcontext.gregs[g.greg], 8, r.size);
       return 0;
     }
+    if (uc->uc_mcontext.fpregs == nullptr) return 0;
+    const uint8_t* fx = reinterpret_cast<const uint8_t*>(uc->uc_mcontext.fpregs);
+    int k = RegNumber(r.name, "k");
+    if (k >= 0) return k < 8 ? CopyPart(out, fx, kOpmask, 8u * k, r.size) : 0;
     int n = RegNumber(r.name, "xmm");
     if (n < 0) n = RegNumber(r.name, "ymm");
     if (n < 0) n = RegNumber(r.name, "zmm");
-    if (n < 0 || n >= 16 || uc->uc_mcontext.fpregs == nullptr) return 0;
-    return CopyReg(out, &uc->uc_mcontext.fpregs->_xmm[n], 16, r.size);
+    if (n < 0 || n >= 16) return 0;
+    uint32_t got = CopyReg(out, &uc->uc_mcontext.fpregs->_xmm[n], 16, r.size);
+    if (got < r.size && got == 16) got += CopyPart(out + 16, fx, kYmmHi128, 16u * n, r.size - 16 < 16 ? r.size - 16 : 16);
+    if (got < r.size && got == 32) got += CopyPart(out + 32, fx, kZmmHi256, 32u * n, r.size - 32);
+    return got;
+  }
+
+  // The XSAVE components saved_reg reads (Intel SDM vol. 1, 13.1).
+  static constexpr int kYmmHi128 = 2, kOpmask = 5, kZmmHi256 = 6;
+  // Component `comp` of the XSAVE image after the FXSAVE part at fx, `n`
+  // bytes from `at`: copied to out (a component in its initial state, its
+  // XSTATE_BV bit clear, is zeros), 0 when the frame holds no such
+  // component. The kernel says it wrote an XSAVE image in the FXSAVE part's
+  // software bytes (FP_XSTATE_MAGIC1 at byte 464, the features saved at 472
+  // and the image's size at 480, arch/x86/include/uapi/asm/sigcontext.h);
+  // the components are at their standard offsets (CPUID leaf 0xD).
+  // Async-signal-safe: no libc, CPUID asked once per component.
+  static uint32_t CopyPart(uint8_t* out, const uint8_t* fx, int comp, uint32_t at, uint32_t n) {
+    uint32_t magic1, xstate_size;
+    uint64_t xfeatures, xstate_bv;
+    __builtin_memcpy(&magic1, fx + 464, 4);
+    __builtin_memcpy(&xfeatures, fx + 472, 8);
+    __builtin_memcpy(&xstate_size, fx + 480, 4);
+    if (magic1 != 0x46505853u || (xfeatures >> comp & 1) == 0) return 0;
+    uint32_t off = 0, size = 0;
+    ComponentPlace(comp, &off, &size);
+    if (off == 0 || at + n > size || off + size > xstate_size) return 0;
+    __builtin_memcpy(&xstate_bv, fx + 512, 8);
+    for (uint32_t i = 0; i < n; i++) out[i] = (xstate_bv >> comp & 1) ? fx[off + at + i] : 0;
+    return n;
+  }
+  static void ComponentPlace(int comp, uint32_t* off, uint32_t* size) {
+    static std::atomic<uint64_t> place[8];  // (size << 32 | offset) + 1, 0: not asked yet
+    uint64_t v = place[comp].load(std::memory_order_relaxed);
+    if (v == 0) {
+      uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
+      __cpuid_count(0xD, comp, eax, ebx, ecx, edx);
+      v = ((static_cast<uint64_t>(eax) << 32) | ebx) + 1;
+      place[comp].store(v, std::memory_order_relaxed);
+    }
+    v -= 1;
+    *off = static_cast<uint32_t>(v);
+    *size = static_cast<uint32_t>(v >> 32);
   }
   static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
     uintptr_t sp = Amd64Context::sp(uc) - 8;
