@@ -4,7 +4,7 @@
 #
 #   ci/fuzz-nightly.sh [--arch=LIST|all] [--time=SECONDS] [--corpus-dir=DIR]
 #                      [--out=DIR] [--targets=NAME,...] [--mode=opt|fastbuild|dbg]
-#                      [-- extra bazel build flags]
+#                      [--build-only] [-- extra bazel build flags]
 #
 #   --arch        configs, comma-separated (bash platforms/toolchains/ports.sh
 #                 configs), or all (the default)
@@ -19,6 +19,8 @@
 #                 name ends in _fuzz, found by bazel query)
 #   --mode        Bazel's compilation mode (default opt: about three times
 #                 the exec/s of fastbuild)
+#   --build-only  build the targets for every config, one after another, and
+#                 stop (what `safepoint fuzz` does before its parallel jobs)
 #
 # Not among them: the cross-port differential fuzzer (//fuzz:differential_fuzz,
 # a cc_binary), which needs a verdict executor per emulated port (named in
@@ -50,6 +52,7 @@ corpus_root="$top/fuzz-corpus"
 out="$top/fuzz-out"
 only=
 mode=opt
+build_only=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
     --out=*) out=${1#--out=} ;;
     --targets=*) only=${1#--targets=} ;;
     --mode=*) mode=${1#--mode=} ;;
+    --build-only) build_only=1 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see --help)" ;;
@@ -173,6 +177,7 @@ for c in "${configs[@]}"; do
   bin_dir=$(timeout -k 10 "$BUILD_BOUND" bazel info --config="$c" -c "$mode" "${extra[@]}" bazel-bin 2>/dev/null)
   [ -n "$bin_dir" ] && [ -d "$bin_dir" ] || fail "bazel info bazel-bin failed for $c"
   say "   built in $(( $(date +%s) - t0 )) s"
+  [ "$build_only" = 0 ] || continue
   for n in "${names[@]}"; do
     label=${T_LABEL[$n]}
     pkg=${label#//}; pkg=${pkg%%:*}
@@ -242,6 +247,7 @@ for c in "${configs[@]}"; do
   done
 done
 
+[ "$build_only" = 0 ] || exit $failed
 python3 "$here/fuzz_report.py" --out="$out" --time="$budget" --mode="$mode" \
   --corpus-dir="$corpus_root" --extra="${extra[*]}" || fail "cannot write $out/report.md"
 say "report: $out/report.md ($(( $(date +%s) - start )) s)"

@@ -57,8 +57,19 @@ else
 fi
 mkdir -p "$out" || die "cannot create $out"
 
-# The campaigns, --jobs at a time; each builds first (one Bazel server
-# serializes the builds, and each waits its turn).
+# Every config built first, one after another: the jobs' own builds are
+# then cache hits, and each campaign's progress line starts when it does
+# (built inside the jobs, they queued on one Bazel server and the waiting
+# ones said "starting"). A config that fails to build is its job's to
+# report (fuzz-nightly.sh builds again, and says so in its results).
+start=$(date +%s)
+echo "safepoint fuzz: building ${targets} for ${configs[*]} (log: $out/build.log)"
+bash "$here/fuzz-nightly.sh" --arch="$(IFS=,; echo "${configs[*]}")" --targets="$targets" --build-only \
+  --out="$out/build" >"$out/build.log" 2>&1 ||
+  echo "safepoint fuzz: a build failed ($out/build.log); its campaign reports it"
+echo "safepoint fuzz: built in $(( $(date +%s) - start )) s"
+
+# The campaigns, --jobs at a time.
 declare -A pid
 start=$(date +%s)
 status_line() {  # CONFIG: the last libFuzzer stats line of each target, condensed
