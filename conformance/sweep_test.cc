@@ -54,9 +54,10 @@ TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
     EXPECT_GT(r.restarted, 0u) << "REGTMP sequences restart: " << r.Summary();
   // The save-area oracle judged every asynchronous preemption against the
   // trap's signal context: each general register but at most one (arm64's
-  // LR slot holds the resume PC), each flag register, and each vector of
-  // the base tier, which every port's context holds (at least in part).
-  size_t general = 0, per_preemption = 0;
+  // LR row holds the resume PC), each flag register, each vector of the
+  // base tier, which every port's context holds (at least in part), and the
+  // interrupted link register where there is one (in pushCall's slot).
+  size_t general = 0, per_preemption = NativePort().link_reg.empty() ? 0 : 1;
   for (const SavedReg& reg : NativePort().saved_regs) {
     general += reg.kind == SavedReg::kGeneral;
     per_preemption += reg.kind != SavedReg::kVector || reg.tier == 0;

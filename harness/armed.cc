@@ -64,6 +64,8 @@ void RecordTrapRegisters(const ucontext_t* uc, const M* m, uintptr_t pc) {
         r.size <= RegisterImage::kMaxBytes ? static_cast<uint8_t>(NativeContext::saved_reg(uc, r, img.bytes[img.count])) : 0;
     img.count++;
   }
+  img.link_known = !port.link_reg.empty();
+  img.link = img.link_known ? NativeContext::lr(uc) : 0;
   g_trap.pc = pc;
   g_trap.m.store(m, std::memory_order_release);
 }

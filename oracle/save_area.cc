@@ -81,6 +81,15 @@ std::vector<std::string> CheckAgainstTrap(const PortInfo& port, const std::vecto
     ++*compared;
     if (!same) bad.push_back(std::string(r.name) + ": saved " + Hex(saved, n) + ", trap had " + Hex(want, n));
   }
+  const uint32_t slot = port.async_frame - port.pushcall_bytes;
+  if (trap.link_known && port.pushcall_bytes >= 8 && port.async_frame >= port.pushcall_bytes &&
+      frame.size() >= slot + 8) {
+    const uint8_t* want = reinterpret_cast<const uint8_t*>(&trap.link);
+    ++*compared;
+    if (memcmp(frame.data() + slot, want, 8) != 0)
+      bad.push_back(std::string(port.link_reg) + " (the interrupted link register, in pushCall's slot): saved " +
+                    Hex(frame.data() + slot, 8) + ", trap had " + Hex(want, 8));
+  }
   return bad;
 }
 

@@ -45,8 +45,10 @@ std::vector<std::string> CheckFlagsDump(const PortInfo& port, const uint64_t* wo
 // same instruction (RegisterImage, in saved_regs order): every general
 // register, every flag and control register on its setflags_mask, every
 // vector register of the tier, each on the leading bytes the context held.
-// Registers the context does not hold are not judged; *compared counts the
-// ones that were. Each wrong one as "NAME: saved 0x.., trap had 0x..".
+// On a port with a link register, the interrupted one too, in pushCall's
+// slot (RegisterImage::link). Registers the context does not hold are not
+// judged; *compared counts the ones that were. Each wrong one as "NAME:
+// saved 0x.., trap had 0x..".
 std::vector<std::string> CheckAgainstTrap(const PortInfo& port, const std::vector<uint8_t>& frame, int tier,
                                           const std::vector<uint8_t>& xstate, const RegisterImage& trap,
                                           size_t* compared);

@@ -245,5 +245,38 @@ TEST(SaveAreaOracle, ComparesTheSaveAreaWithTheTrapsRegisters) {
   }
 }
 
+// On a port with a link register, pushCall keeps the interrupted one in its
+// slot at the top of asyncPreempt's frame (no table row holds it): judged
+// there against the trap's, and named when wrong.
+TEST(SaveAreaOracle, ComparesTheInterruptedLinkRegisterInPushCallsSlot) {
+  int ports = 0;
+  for (const PortInfo* p : AllPorts()) {
+    if (!p->async_preemption() || p->link_reg.empty()) continue;
+    SCOPED_TRACE(p->name);
+    ports++;
+    const uint32_t slot = p->async_frame - p->pushcall_bytes;
+    // The slot is no row's: asyncPreempt's own saves never overwrite it.
+    for (const SavedReg& r : p->saved_regs)
+      if (r.kind != SavedReg::kVector) EXPECT_TRUE(r.offset + r.size <= slot || r.offset >= slot + 8) << r.name;
+    TrapCase c = MatchingTrap(*p, 0);
+    c.trap.link_known = true;
+    c.trap.link = 0x0123456789abcdefull;
+    memcpy(&c.frame[slot], &c.trap.link, 8);
+    size_t compared = 0, rows = 0;
+    for (const SavedReg& r : p->saved_regs) rows += r.kind != SavedReg::kVector || r.tier == 0;
+    EXPECT_TRUE(CheckAgainstTrap(*p, c.frame, 0, c.xstate, c.trap, &compared).empty());
+    EXPECT_EQ(compared, rows + 1);
+    c.frame[slot + 7] ^= 0x40;
+    std::vector<std::string> got = CheckAgainstTrap(*p, c.frame, 0, c.xstate, c.trap, &compared);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].rfind(std::string(p->link_reg) + " (the interrupted link register", 0), 0u) << got[0];
+    // Not known (a port without one, or no trap): not judged.
+    c.trap.link_known = false;
+    EXPECT_TRUE(CheckAgainstTrap(*p, c.frame, 0, c.xstate, c.trap, &compared).empty());
+    EXPECT_EQ(compared, rows);
+  }
+  EXPECT_GE(ports, 3) << "arm64, loong64 and riscv64 have a link register";
+}
+
 }  // namespace
 }  // namespace safepoint::oracle

@@ -212,6 +212,12 @@ struct RegisterImage {
   size_t count = 0;                 // saved_regs entries recorded
   uint8_t known[kMaxRegs] = {};     // leading bytes of each the context held (0: not held)
   uint8_t bytes[kMaxRegs][kMaxBytes] = {};
+  // On a port with a link register (PortInfo::link_reg): its value at the
+  // trap. Not in saved_regs: pushCall keeps it in its own slot, the lowest
+  // word of the pushcall_bytes at the top of asyncPreempt's frame, and
+  // asyncPreempt returns through it.
+  bool link_known = false;
+  uint64_t link = 0;
 };
 
 // The number after `prefix` in a register's name ("x17" -> 17), -1 when the
