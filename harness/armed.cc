@@ -2,7 +2,9 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -231,20 +233,24 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   rt->events().Record(Ev::kTrap, gp ? gp->goid : 0, seen, at, room);
   bool looks_at_ps = src == RequestSource::kSysmon || src == RequestSource::kForEachP;
   bool async = PreemptsAsync(*rt);
-  auto sigurg_pending = [] {
+  // The M's signal, marked pending by whoever asked, must arrive at the
+  // armed instruction: SIGURG is blocked while this handler runs, so one
+  // sent to this thread now arrives right after sigreturn, there. Another
+  // sender's signal cannot be counted on to be pending yet: it may be
+  // marked and not sent, or (under QEMU) already taken by the emulator,
+  // which holds it where sigpending does not show it (a chained point
+  // right after a sysmon point waited out the 60 s bound that way). So
+  // this thread sends its own; the other, when it comes, finds the request
+  // answered and is handled as any late SIGURG is.
+  auto signal_here = [] {
     sigset_t pending;
-    return sigpending(&pending) == 0 && sigismember(&pending, SIGURG);
+    if (sigpending(&pending) == 0 && sigismember(&pending, SIGURG)) return;
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGURG);
   };
   if (src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
-    // Sent here: the signal is pending on this thread (tgkill to oneself
-    // with SIGURG blocked), nothing to wait for. Otherwise preemptM may have
-    // coalesced into a signal another thread was about to send
-    // (signalPending set, not yet sent: the program's end asking every
-    // goroutine to stop, say): wait until it is pending here, bounded.
-    if (!rt->preemptCurrent(m, at, Source::kArmed) && async) {
-      const int64_t deadline = MonotonicNanos() + 60'000'000'000;
-      while (m->signalPending.load() != 0 && !sigurg_pending() && MonotonicNanos() < deadline) sched_yield();
-    }
+    // Sent here (tgkill to oneself), or coalesced into a signal another
+    // thread marked: then send one here too.
+    if (!rt->preemptCurrent(m, at, Source::kArmed) && async && m->signalPending.load() != 0) signal_here();
   } else {
     // Points are posted one at a time (the next is armed below), so the
     // slot is this handler's alone until the count publishes it.
@@ -260,16 +266,18 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     // sysmon and forEachP will not see it running: nothing to wait for
     // (the requester goes on; forEachP completes at a later safe point).
     // Otherwise wait until the request is raised and, when the runtime
-    // preempts asynchronously, its SIGURG is pending on this thread
-    // (blocked while this handler runs): preemptM marks signalPending
-    // before it sends, and a handler that left on the mark ran past the
-    // armed instruction before the signal came. Or until the requester
-    // settled without asking. Bounded: the requester settles within its
-    // own bounds.
+    // preempts asynchronously, the M's signal marked (preemptM marks
+    // before it sends); then make sure it arrives here (signal_here). Or
+    // until the requester settled without asking. Bounded: the requester
+    // settles within its own bounds.
     const int64_t deadline = MonotonicNanos() + 60'000'000'000;
     while (!(looks_at_ps && seen != Reason::kNone) && MonotonicNanos() < deadline) {
       bool requested = RequestRaised(gp);
-      if (requested && (!async || sigurg_pending())) break;
+      if (requested && !async) break;
+      if (requested && m->signalPending.load() != 0) {
+        signal_here();
+        break;
+      }
       if (post.settled.load() && !requested) break;
       sched_yield();
     }

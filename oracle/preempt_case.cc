@@ -199,16 +199,22 @@ std::string Describe(const Case& c, const CaseResult& r) {
   if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";
   if (!r.judgement.run_error.empty()) s += "  " + r.judgement.run_error + "\n";
   if (!r.judgement.protocol.ok()) s += "  " + r.judgement.protocol.detail + "\n";
-  if (r.judgement.reached && (!o.decided || !r.judgement.progress.empty() || !r.judgement.protocol.ok())) {
-    // What the runtime did after the trap instead of deciding there.
-    s += "  events after the trap:";
+  // The point that disagreed: the armed one, or a chained one.
+  const harness::Observation& d =
+      r.judgement.point > 0 && static_cast<size_t>(r.judgement.point) <= o.then.size() ? o.then[r.judgement.point - 1] : o;
+  if (r.judgement.reached && (!d.decided || !r.judgement.progress.empty() || !r.judgement.protocol.ok())) {
+    // What the runtime did after the trap instead of deciding there (for a
+    // chained point, from the trap of the point before it, whose request
+    // may still be in flight).
+    const uintptr_t from_pc = r.judgement.point > 1 ? o.then[r.judgement.point - 2].pc : o.pc;
+    s += std::string("  events after the ") + (&d == &o ? "trap" : "trap of the point before") + ":";
     int shown = 0;
     bool after = false;
     for (const Event& e : o.events) {
-      after = after || (e.kind == Ev::kTrap && e.pc == o.pc) || !r.judgement.protocol.ok();
-      if (!after || shown == 48) continue;
+      after = after || (e.kind == Ev::kTrap && e.pc == from_pc) || !r.judgement.protocol.ok();
+      if (!after || shown == 64) continue;
       s += std::string(" ") + EvName(e.kind) + (e.source != Source::kNone ? std::string("/") + SourceName(e.source) : "") +
-           (e.pc == o.pc ? "@armed" : "");
+           (e.pc == d.pc ? "@armed" : "") + (&d != &o && e.pc == from_pc ? "@before" : "");
       shown++;
     }
     s += "\n";
