@@ -56,14 +56,16 @@ struct TrapRecord {
 };
 TrapRecord g_trap;
 
-void RecordTrapRegisters(const ucontext_t* uc, const M* m, uintptr_t pc) {
+// Only the vectors of the runtime's tier (`tier`): the oracle judges no
+// other, and amd64's wider ones are read from the XSAVE image.
+void RecordTrapRegisters(const ucontext_t* uc, const M* m, uintptr_t pc, int tier) {
   const PortInfo& port = NativePort();
   RegisterImage& img = g_trap.regs;
   img.count = 0;
   for (const SavedReg& r : port.saved_regs) {
     if (img.count == RegisterImage::kMaxRegs) break;
-    img.known[img.count] =
-        r.size <= RegisterImage::kMaxBytes ? static_cast<uint8_t>(NativeContext::saved_reg(uc, r, img.bytes[img.count])) : 0;
+    bool wanted = r.size <= RegisterImage::kMaxBytes && (r.kind != SavedReg::kVector || r.tier == tier);
+    img.known[img.count] = wanted ? static_cast<uint8_t>(NativeContext::saved_reg(uc, r, img.bytes[img.count])) : 0;
     img.count++;
   }
   img.link_known = !port.link_reg.empty();
@@ -216,7 +218,7 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   const RequestSource src = g_armed.src;
   rt->PatchCode(g_armed.off, g_armed.saved, g_armed.len);
   NativeContext::set_pc(uc, at);
-  RecordTrapRegisters(uc, m, at);
+  RecordTrapRegisters(uc, m, at, rt->xstate_tier());
   G* gp = m->curg.load();
   // The stack room at the instruction (SP above the stack's low end), for
   // the decision oracle's stack rule: the signal will find the same SP.
