@@ -162,6 +162,11 @@ void RequestOnce(Requester& q, Requester::Post& post) {
   }
 }
 
+// The requester's thread, parked between arms (false: it cannot start).
+bool StartRequester() {
+  return g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req);
+}
+
 void EndRequester() {
   if (!g_req.thread.joinable()) return;
   g_req.stop.store(true);
@@ -370,7 +375,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
   for (Requester::Post& p : g_req.posts) p.settled.store(false), p.gp.store(nullptr), p.m.store(nullptr);
   g_req.posted.store(0);
   g_req.served = 0;
-  if (src != RequestSource::kPreemptOne && !g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req)) {
+  if (src != RequestSource::kPreemptOne && !StartRequester()) {
     rt.PatchCode(off, g_armed.saved, g_armed.len);
     *err = "arm: cannot start the requester's thread";
     return false;
@@ -398,8 +403,7 @@ bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err) {
     }
     needs_requester = needs_requester || p.src != RequestSource::kPreemptOne;
   }
-  if (needs_requester && !g_req.thread.joinable() &&
-      !g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req)) {
+  if (needs_requester && !g_req.thread.joinable() && !StartRequester()) {
     *err = "arm: cannot start the requester's thread";
     return false;
   }

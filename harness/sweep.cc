@@ -355,17 +355,17 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
     o.pc = rt->code_base() + o.off;
     o.op_start = rt->code_base() + OpStart(table, k);
     o.entry = rt->code_base() + o.func_entry;
-    for (const Event& ev : evs) {
-      if (ev.kind == Ev::kTrap && ev.pc == o.pc) o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
+    // The armed point's trap is the first at its PC (a chained point at the
+    // same instruction traps there again later); `from` is where it is.
+    size_t from = evs.size();
+    for (size_t i = 0; i < evs.size(); i++) {
+      const Event& ev = evs[i];
+      if (from == evs.size() && ev.kind == Ev::kTrap && ev.pc == o.pc)
+        from = i, o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
       NoteDecision(ev, &o);
     }
     o.end = rt->end_state();
     // The chain: each point's trap after the one before's.
-    size_t from = 0;
-    for (const Event& ev : evs) {
-      if (ev.kind == Ev::kTrap && ev.pc == o.pc) break;
-      from++;
-    }
     for (Observation& p : o.then) {
       p.ran = true;
       p.pc = rt->code_base() + p.off;

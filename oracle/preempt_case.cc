@@ -201,7 +201,7 @@ std::string Describe(const Case& c, const CaseResult& r) {
   if (!r.judgement.protocol.ok()) s += "  " + r.judgement.protocol.detail + "\n";
   // The point that disagreed: the armed one, or a chained one.
   const harness::Observation& d =
-      r.judgement.point > 0 && static_cast<size_t>(r.judgement.point) <= o.then.size() ? o.then[r.judgement.point - 1] : o;
+      r.judgement.point > 0 && r.judgement.point <= o.then.size() ? o.then[r.judgement.point - 1] : o;
   if (r.judgement.reached && (!d.decided || !r.judgement.progress.empty() || !r.judgement.protocol.ok())) {
     // What the runtime did after the trap instead of deciding there (for a
     // chained point, from the trap of the point before it, whose request

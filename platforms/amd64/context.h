@@ -36,7 +36,7 @@ struct Amd64Context {
   // The general registers and RFLAGS from gregs; XMM0-15 (the low 16 bytes
   // of YMM and ZMM too) from the FXSAVE image fpregs points to; the rest of
   // YMM and ZMM, and K0-K7, from the XSAVE components the kernel writes
-  // after it (xsave_part), as far as the frame has them.
+  // after it (CopyPart), as far as the frame has them.
   static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
     static constexpr struct {
       const char* name;
