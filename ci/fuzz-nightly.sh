@@ -4,7 +4,7 @@
 #
 #   ci/fuzz-nightly.sh [--arch=LIST|all] [--time=SECONDS] [--corpus-dir=DIR]
 #                      [--out=DIR] [--targets=NAME,...] [--mode=opt|fastbuild|dbg]
-#                      [--build-only] [-- extra bazel build flags]
+#                      [--build-only] [--no-ceiling] [-- extra bazel build flags]
 #
 #   --arch        configs, comma-separated (bash platforms/toolchains/ports.sh
 #                 configs), or all (the default)
@@ -21,6 +21,13 @@
 #                 the exec/s of fastbuild)
 #   --build-only  build the targets for every config, one after another, and
 #                 stop (what `safepoint fuzz` does before its parallel jobs)
+#   --no-ceiling  do not measure the ceiling after each config's campaigns
+#                 (`safepoint fuzz` measures it itself, once they all end)
+#
+# After each config's targets, ci/ceiling.sh measures the machine's own
+# limit on it (bare trap+SIGURG round trips per second, and armed, fully
+# checked preemptions per second), which the report prints next to the
+# campaigns' executions per second (ceiling.tsv, logs/<config>/ceiling.log).
 #
 # Not among them: the cross-port differential fuzzer (//fuzz:differential_fuzz,
 # a cc_binary), which needs a verdict executor per emulated port (named in
@@ -53,6 +60,7 @@ out="$top/fuzz-out"
 only=
 mode=opt
 build_only=0
+ceiling=1
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -63,6 +71,7 @@ while [ $# -gt 0 ]; do
     --targets=*) only=${1#--targets=} ;;
     --mode=*) mode=${1#--mode=} ;;
     --build-only) build_only=1 ;;
+    --no-ceiling) ceiling=0 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see --help)" ;;
@@ -149,8 +158,12 @@ count_files() { find "$1" -maxdepth 1 -type f 2>/dev/null | wc -l; }
 
 # --- each config: build, then fuzz each target -----------------------------
 results="$out/results.tsv"
-rm -rf "$out/crashes" "$out/logs" "$out/report.md"
+rm -rf "$out/crashes" "$out/logs" "$out/report.md" "$out/ceiling.tsv"
 printf 'config\ttarget\tstatus\trc\tseconds\tcorpus_before\tcorpus_after\tlog\n' >"$results"
+# The ceiling's benchmark is built with the targets (a cache hit for
+# ci/ceiling.sh after), on the plain build only: extra flags change it.
+bench=()
+[ "$ceiling" = 1 ] && [ ${#extra[@]} = 0 ] && bench=(//cmd:async_bench)
 failed=0
 start=$(date +%s)
 for c in "${configs[@]}"; do
@@ -158,8 +171,8 @@ for c in "${configs[@]}"; do
   mkdir -p "$logs"
   mode_of_c=$(sp_config_mode "$c")
   t0=$(date +%s)
-  say "== $c: bazel build -c $mode ${labels[*]}"
-  timeout -k 60 "$BUILD_BOUND" bazel build --config="$c" -c "$mode" "${extra[@]}" -- "${labels[@]}" >"$logs/build.log" 2>&1
+  say "== $c: bazel build -c $mode ${labels[*]} ${bench[*]}"
+  timeout -k 60 "$BUILD_BOUND" bazel build --config="$c" -c "$mode" "${extra[@]}" -- "${labels[@]}" "${bench[@]}" >"$logs/build.log" 2>&1
   rc=$?
   if [ $rc != 0 ]; then
     [ $rc = 124 ] && echo "(bazel build stopped after $BUILD_BOUND s)" >>"$logs/build.log"
@@ -245,6 +258,11 @@ for c in "${configs[@]}"; do
     done
     say "   $c $n: $status, $secs s, corpus $before -> $after, $nart artifact(s)"
   done
+  if [ "$ceiling" = 1 ]; then
+    bash "$here/ceiling.sh" --arch="$c" --mode="$mode" --log="$logs/ceiling.log" >>"$out/ceiling.tsv" ||
+      say "   $c: the ceiling was not measured (logs/$c/ceiling.log)"
+    say "   $c ceiling: $(tail -n 1 "$out/ceiling.tsv" | cut -f 2-4 | tr '\t' ' ') (trap+SIGURG/s, armed/s, ratio)"
+  fi
 done
 
 [ "$build_only" = 0 ] || exit $failed

@@ -15,8 +15,10 @@
 # Each config is one ci/fuzz-nightly.sh run (the corpus kept in
 # fuzz-corpus/, -fork=1, artifacts kept); every 10 s a line per running
 # config gives its executions, exec/s, coverage, features and crashes so
-# far; at the end a table per config and target, and each crash with the
-# `./safepoint repro` command that replays it. Exit: 0 nothing found, 1 a
+# far; at the end a table per config and target, with each config's
+# ceiling (ci/ceiling.sh, measured one config after another once every
+# campaign has ended, so that none runs beside them) next to its exec/s,
+# and each crash with the `./safepoint repro` command that replays it. Exit: 0 nothing found, 1 a
 # crash or a failed build or run, 2 bad flags.
 set -uo pipefail
 
@@ -94,7 +96,7 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
   while [ ${#queue[@]} -gt 0 ] && [ ${#running[@]} -lt "$jobs" ]; do
     c=${queue[0]}; queue=("${queue[@]:1}")
     mkdir -p "$out/$c"
-    bash "$here/fuzz-nightly.sh" --arch="$c" --time="$budget" --targets="$targets" --out="$out/$c" \
+    bash "$here/fuzz-nightly.sh" --arch="$c" --time="$budget" --targets="$targets" --out="$out/$c" --no-ceiling \
       >"$out/$c/nightly.log" 2>&1 &
     pid[$c]=$!
     running+=("$c")
@@ -116,12 +118,28 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
   running=("${still[@]}")
 done
 
+# The machine's own limit on each config, on a machine the campaigns have
+# left; each config's report is written again with it.
+for c in "${configs[@]}"; do
+  [ -f "$out/$c/results.tsv" ] || continue
+  echo "safepoint fuzz: $c: measuring the ceiling (ci/ceiling.sh)"
+  bash "$here/ceiling.sh" --arch="$c" --log="$out/$c/logs/$c/ceiling.log" >"$out/$c/ceiling.tsv" ||
+    echo "safepoint fuzz: $c: the ceiling was not measured ($out/$c/logs/$c/ceiling.log)"
+  python3 "$here/fuzz_report.py" --out="$out/$c" --time="$budget" --mode=opt --corpus-dir="$top/fuzz-corpus" ||
+    echo "safepoint fuzz: $c: cannot write $out/$c/report.md again"
+done
+
 echo
-echo "| config | target | status | seconds | execs | exec/s | cov | ft | corpus |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| config | target | status | seconds | execs | exec/s | cov | ft | corpus | ceiling, trap+SIGURG /s | armed, checked /s (ratio) |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for c in "${configs[@]}"; do
   tsv="$out/$c/results.tsv"
-  if [ ! -f "$tsv" ]; then echo "| $c | - | no results (see $out/$c/nightly.log) | | | | | | |"; rc=1; continue; fi
+  if [ ! -f "$tsv" ]; then echo "| $c | - | no results (see $out/$c/nightly.log) | | | | | | | | |"; rc=1; continue; fi
+  ceiling=- armed=-
+  if IFS=$'\t' read -r _ cl ar ra note <"$out/$c/ceiling.tsv" 2>/dev/null; then
+    ceiling=$cl armed="$ar ($ra)"
+    [ "$cl" != - ] || armed=$note
+  fi
   # results.tsv (fuzz-nightly.sh): config target status rc seconds corpus_before corpus_after log
   while IFS=$'\t' read -r _ t st _ secs before after log; do
     line=$(grep -E '^#[0-9]+' "$out/$c/$log" 2>/dev/null | tail -1)
@@ -129,7 +147,7 @@ for c in "${configs[@]}"; do
     cov=$(echo "$line" | sed -nE 's/.*cov: ([0-9]+).*/\1/p')
     ft=$(echo "$line" | sed -nE 's/.*ft: ([0-9]+).*/\1/p')
     eps=$(awk -v e="${execs:-0}" -v s="$secs" 'BEGIN { if (s > 0) printf "%.0f", e / s; else print "?" }')
-    echo "| $c | $t | $st | $secs | ${execs:-?} | $eps | ${cov:-?} | ${ft:-?} | $before -> $after |"
+    echo "| $c | $t | $st | $secs | ${execs:-?} | $eps | ${cov:-?} | ${ft:-?} | $before -> $after | $ceiling | $armed |"
   done < <(tail -n +2 "$tsv")
 done
 found=0

@@ -3,7 +3,9 @@
 
 Reads OUT/results.tsv (one row per config and target: status, exit code,
 seconds, corpus files before and after), each run's libFuzzer log (its last
-stats line: "#N ... cov: C ft: F corp: K ... exec/s: E ..."), the artifacts
+stats line: "#N ... cov: C ft: F corp: K ... exec/s: E ..."), OUT/ceiling.tsv
+when there is one (ci/ceiling.sh's lines: config, ceiling, armed, ratio,
+note), the artifacts
 in OUT/crashes/<config>/<target>/ and what each said when it was run again
 (OUT/logs/<config>/<target>.repro-<artifact>.log).
 
@@ -61,6 +63,20 @@ def what_it_said(path, limit=3):
     return said or ["(it said nothing; see the log)"]
 
 
+def read_ceilings(path):
+    """config -> (ceiling /s, armed /s, ratio, note) from ci/ceiling.sh's lines; {} when none."""
+    found = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                cols = line.rstrip("\n").split("\t")
+                if len(cols) == 5:
+                    found[cols[0]] = tuple(cols[1:])
+    except OSError:
+        pass
+    return found
+
+
 def git_commit(root):
     try:
         return subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -105,11 +121,13 @@ def main():
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     crash_sections = []
+    whole_run = {}  # config -> [(target, exec/s over the whole run)]
     for r in rows:
         c, t = r["config"], r["target"]
         stats = last_stats(os.path.join(out, r["log"])) if r["status"] != "build-failed" else None
         execs, eps, cov, ft, _, secs = stats if stats else (None,) * 6
         avg = execs // secs if execs is not None and secs else None
+        whole_run.setdefault(c, []).append((t, avg))
         art_dir = os.path.join(out, "crashes", c, t)
         arts = sorted(os.listdir(art_dir)) if os.path.isdir(art_dir) else []
         by_kind = {k: [a for a in arts if a.startswith(k + "-")] for k in KINDS}
@@ -139,6 +157,20 @@ def main():
                     ""]
         crash_sections += sec
     lines.append("")
+    ceilings = read_ceilings(os.path.join(out, "ceiling.tsv"))
+    if ceilings:
+        lines += ["Executions per second next to the machine's own limit, measured on the same machine right after"
+                  " each config's campaigns (ci/ceiling.sh: //cmd:async_bench on one CPU, the median of its rounds):"
+                  " the ceiling is bare trap+SIGURG round trips per second, armed is fully checked preemptions per"
+                  " second (one execution of a campaign runs a whole program, with every armed point of its input).",
+                  "",
+                  "| config | ceiling, trap+SIGURG /s | armed, fully checked /s | ratio | campaigns' exec/s, whole run | note |",
+                  "|---|---:|---:|---:|---|---|"]
+        for c in sorted(ceilings, key=lambda k: list(whole_run).index(k) if k in whole_run else len(whole_run)):
+            ceiling, armed, ratio, note = ceilings[c]
+            runs = ", ".join(f"{t} {fmt(e)}" for t, e in whole_run.get(c, [])) or "-"
+            lines.append(f"| {c} | {ceiling} | {armed} | {ratio} | {runs} | {note} |")
+        lines.append("")
     if crash_sections:
         lines += ["## Crashes, timeouts and OOMs", ""] + crash_sections
     else:

@@ -3,7 +3,8 @@
 # bazel query answer (a target with BUILD args, one without that falls back
 # to fuzz/corpus/STEM/ and fuzz/STEM.dict), and a fuzzing run's folder
 # (fork-mode and plain libFuzzer stats lines, a crash and a timeout, a
-# build that failed). Runs as //ci:fuzz_tools_test or by hand.
+# build that failed; ci/ceiling.sh's lines beside them). Runs as
+# //ci:fuzz_tools_test or by hand.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,5 +94,14 @@ expect 'platforms/toolchains/run --config=arm64 "$BIN" "$FUZZ_OUT/crashes/arm64/
 expect '- `timeout-1a10` (3 bytes): `(not run again)`'
 expect "- loong64 / a_fuzz: build-failed (exit 1)"
 grep -q "Running 1 inputs" "$r" && die "report.md quotes libFuzzer's 'Running 1 inputs' line"
+grep -q "trap+SIGURG" "$r" && die "report.md has a ceiling table with no ceiling.tsv"
+# ci/ceiling.sh's lines: one measured, one not, one malformed (skipped).
+printf 'amd64\t28571\t24336\t0.86\t3 rounds of 2000, one CPU, -c opt\n' >"$out/ceiling.tsv"
+printf 'loong64\t-\t-\t-\tasync_bench did not build\n' >>"$out/ceiling.tsv"
+printf 'garbage line\n' >>"$out/ceiling.tsv"
+python3 "$here/fuzz_report.py" --out="$out" --time=30 --mode=opt --corpus-dir=/c || die "fuzz_report.py failed with a ceiling.tsv"
+expect "| amd64 | 28571 | 24336 | 0.86 | a_fuzz 70,683 | 3 rounds of 2000, one CPU, -c opt |"
+expect "| loong64 | - | - | - | a_fuzz - | async_bench did not build |"
+grep -q "garbage" "$r" && die "report.md shows a malformed ceiling.tsv line"
 python3 "$here/fuzz_report.py" --bogus=1 >/dev/null 2>&1 && die "fuzz_report.py accepted an unknown flag"
 echo "fuzz_tools_test: ok"
