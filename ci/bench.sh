@@ -38,11 +38,7 @@ for c in "${configs[@]}"; do
   rm -f "$log"
   bin=$(bazel info -c opt --config="$c" bazel-bin 2>/dev/null)
   platforms/toolchains/run --config="$c" "$bin/cmd/coop_bench" || rc=1
-  pin=()
-  if command -v taskset >/dev/null; then
-    cpus=$(taskset -cp $$ | sed 's/.*: //')
-    pin=(taskset -c "${cpus##*[,-]}")
-  fi
+  read -r -a pin < <(sp_one_cpu)
   "${pin[@]}" platforms/toolchains/run --config="$c" "$bin/cmd/async_bench" 5000 || rc=1
 done
 exit $rc

@@ -60,11 +60,7 @@ if ! timeout -k 30 1800 bazel build --config="$config" -c "$mode" //cmd:async_be
 fi
 bin=$(timeout -k 10 600 bazel info --config="$config" -c "$mode" bazel-bin 2>/dev/null)/cmd/async_bench
 [ -x "$bin" ] || { line - - - "async_bench built, but $bin is missing"; exit 1; }
-pin=()
-if command -v taskset >/dev/null; then
-  cpus=$(taskset -cp $$ | sed 's/.*: //')
-  pin=(taskset -c "${cpus##*[,-]}")
-fi
+read -r -a pin < <(sp_one_cpu)
 said=$(timeout -k 10 600 "${pin[@]}" "$top/platforms/toolchains/run" --config="$config" "$bin" "$n" "$rounds" 2>&1)
 rc=$?
 [ "$log" = /dev/null ] || printf '%s\n' "$said" >>"$log"

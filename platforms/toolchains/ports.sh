@@ -10,6 +10,8 @@
 #   sp_emulator CFG          the emulator command words (empty when native)
 #   sp_check_configs LIST    dies (exit 2) unless each comma-separated name is a config
 #   sp_config_sanitized CFG  true when the config is a port's SANITIZER_CONFIG
+#   sp_one_cpu               the words that run a command on one CPU of this
+#                            process's set (taskset), or nothing without taskset
 SP_TOP=${SP_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
 
@@ -63,6 +65,12 @@ sp_check_configs() {
     for v in $valid; do [ "$c" = "$v" ] && ok=1; done
     [ -n "$ok" ] || { echo "unknown architecture '$c'; valid: $valid" >&2; exit 2; }
   done
+}
+
+sp_one_cpu() {
+  command -v taskset >/dev/null || return 0
+  local cpus; cpus=$(taskset -cp $$ | sed 's/.*: //')
+  echo "taskset -c ${cpus##*[,-]}"
 }
 
 # sp_bazelrc: the build configs, one per config of every port (written to
