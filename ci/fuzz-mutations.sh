@@ -102,7 +102,7 @@ for c in "${configs[@]}"; do
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
-    first=$(grep -m1 '==safepoint-fuzz==' "$log" | sed 's/^==safepoint-fuzz== //; s/|/\\|/g')
+    first=$(grep -m1 '==safepoint-fuzz==' "$log" | sed 's/^==safepoint-fuzz== //; s/^ERROR: //; s/|/\\|/g')
     if [ "$status" -ne 0 ] && ls "$art"/crash-* >/dev/null 2>&1; then
       found=yes
     else

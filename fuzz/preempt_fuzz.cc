@@ -172,7 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!r.ok) {
     // The unpreempted run itself failed: a generated program the runtime
     // could not run is a finding too (the generator promises valid ones).
-    fprintf(stderr, "==safepoint-fuzz== run failed before any preemption [%s]\n  %s\n",
+    fprintf(stderr, "==safepoint-fuzz== ERROR: run failed before any preemption [%s]: %s\n",
             std::string(safepoint::NativePort().name).c_str(), err.c_str());
     SaveArtifact(data, size);
     abort();

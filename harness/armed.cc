@@ -148,7 +148,16 @@ void RequestOnce(Requester& q, Requester::Post& post) {
       break;
     }
     case RequestSource::kSuspendG: {
+      // suspendG sends preemptM again only once 5 us have passed on the
+      // runtime's clock since the last (Go's nanotime). When sysmon runs
+      // on the hand-moved clock, that clock stands still: a signal refused
+      // was then never sent again, and suspendG waited out its bound (found
+      // by the one-hour campaign: a suspendG point refused at an unsafe
+      // point, chained with a sysmon point, 30 s per run). While it runs,
+      // time passes.
+      if (q.clock != nullptr) q.clock->Flow();
       Runtime::SuspendState st = rt.suspendG(gp, 30'000'000'000);
+      if (q.clock != nullptr) q.clock->Stand();
       post.settled.store(true);
       rt.resumeG(st);
       break;

@@ -32,7 +32,8 @@ namespace safepoint::harness {
 //                requester thread moves by forcePreemptNS (10 ms) once
 //                sysmon has seen this time slice begin; sysmon must retake
 //   kSuspendG    suspendG from a requester thread (as the collector would),
-//                then resumeG
+//                then resumeG; on a ManualClock, time flows while it runs
+//                (its preemptM is paced on that clock)
 //   kForEachP    forEachP from a requester thread (preemptall every 100 us
 //                until every P ran the function at a safe point)
 // For the last three the trap handler waits (bounded) until the request

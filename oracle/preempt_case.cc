@@ -184,7 +184,9 @@ std::string Observed(const Case& c, const CaseResult& r) {
 std::string Describe(const Case& c, const CaseResult& r) {
   const harness::Observation& o = r.obs;
   std::string where = Where(o);
-  std::string s = "==safepoint-fuzz== " + r.judgement.Headline() + " [" + std::string(NativePort().name) + "]\n";
+  // "ERROR:" in the first line: libFuzzer's -fork echoes a job's lines that
+  // hold it to the campaign's log (the job's own log is deleted).
+  std::string s = "==safepoint-fuzz== ERROR: " + r.judgement.Headline() + " [" + std::string(NativePort().name) + "]\n";
   s += "  at " + where + " of " + c.program_name + ", settings 0x" + [&] {
     char b[8];
     snprintf(b, sizeof b, "%02x", c.settings);

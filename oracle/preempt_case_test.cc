@@ -154,5 +154,31 @@ TEST(PreemptCase, EachChainedPointsRequestIsServed) {
   EXPECT_GT(checked, 0) << "no chain among 12 reached a second point";
 }
 
+// A suspendG point refused (main.main's first instructions are its
+// prologue, an unsafe point), then a sysmon point at the next instruction:
+// sysmon's hand-moved clock stands still, and suspendG sends preemptM again
+// only once 5 us have passed on it. Time must pass while suspendG runs, or
+// the refused signal is never sent again, the sysmon point's handler waits
+// behind suspendG, and suspendG gives up after its 30 s bound (a one-hour
+// campaign's slow inputs, 30 s each).
+TEST(PreemptCase, ASuspendGRefusedSendsAgainWhileSysmonsClockStandsStill) {
+  if (!NativePort().async_preemption()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  int refused = 0;
+  for (uint16_t k = 0; k < 4; k++) {
+    CaseResult r = RunChain(k, {{static_cast<uint16_t>(k + 1), Src::kSysmon}}, Src::kSuspendG);
+    EXPECT_TRUE(r.judgement.ok()) << "points " << k << ", " << k + 1 << ": " << r.judgement.Headline();
+    if (!r.obs.trapped || !r.obs.decided || r.obs.accepted) continue;
+    refused++;
+    size_t gave_up = 0, suspended = 0;
+    for (const Event& ev : r.obs.events) {
+      if (ev.source == Source::kSuspendG && ev.kind == Ev::kSuspendGiveUp) gave_up++;
+      if (ev.source == Source::kSuspendG && ev.kind == Ev::kSuspend) suspended++;
+    }
+    EXPECT_EQ(gave_up, 0u) << "point " << k << ": suspendG gave up (its preemptM never sent again)";
+    EXPECT_GT(suspended, 0u) << "point " << k << ": suspendG never suspended the goroutine";
+  }
+  EXPECT_GT(refused, 0) << "none of main.main's first 4 instructions was refused";
+}
+
 }  // namespace
 }  // namespace safepoint::oracle

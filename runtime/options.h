@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,20 +31,41 @@ struct Debug {
 // a malformed entry or a bad value of a known key is an error.
 bool ParseGodebug(const std::string& s, Debug* out, std::string* err);
 
+int64_t MonotonicNanos();
+
 // The clock sysmon reads. Injectable so tests drive the 10 ms rule by hand.
 class Clock {
  public:
   virtual ~Clock() = default;
   virtual int64_t Now() = 0;  // nanoseconds
 };
+// A clock that stands still until moved by hand (Advance, Set), or, between
+// Flow and Stand, follows real time from where it stood: a harness that
+// holds sysmon's time still can let it pass for what paces itself on the
+// same clock (suspendG's preemptM at most every 5 us) while that runs.
 class ManualClock : public Clock {
  public:
   int64_t Now() override {
     reads_.fetch_add(1);
-    return now_.load();
+    if (!flowing_.load()) return now_.load();
+    std::lock_guard<std::mutex> lk(mu_);
+    return now_.load() + (since_ != 0 ? MonotonicNanos() - since_ : 0);
   }
   void Advance(int64_t ns) { now_.fetch_add(ns); }
   void Set(int64_t ns) { now_.store(ns); }
+  void Flow() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (since_ != 0) return;
+    since_ = MonotonicNanos();
+    flowing_.store(true);
+  }
+  void Stand() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (since_ == 0) return;
+    now_.fetch_add(MonotonicNanos() - since_);  // before flowing_ clears: never a step back
+    since_ = 0;
+    flowing_.store(false);
+  }
   // How often the clock was read: a test waits for the runtime to have
   // looked at the time again (a handshake, not a sleep).
   uint64_t reads() const { return reads_.load(); }
@@ -51,8 +73,10 @@ class ManualClock : public Clock {
  private:
   std::atomic<int64_t> now_{0};
   std::atomic<uint64_t> reads_{0};
+  std::atomic<bool> flowing_{false};
+  std::mutex mu_;
+  int64_t since_ = 0;  // real time when it began to flow (under mu_; 0: standing)
 };
-int64_t MonotonicNanos();
 
 // Whether the collector scans a goroutine's extended register state (the
 // vectors asyncPreempt saved): Go 1.26 assumes it holds no pointers and
