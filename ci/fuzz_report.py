@@ -49,7 +49,7 @@ def what_it_said(path, limit=3):
         with open(path, errors="replace") as f:
             for line in f:
                 s = line.strip()
-                if not s or s.startswith(("INFO:", "Running:", "Executed ", "#", "MS:", "base unit:")):
+                if not s or s.startswith(("INFO:", "Running:", "Executed ", "#", "MS:", "base unit:", "Dictionary:", "***")):
                     continue
                 if re.search(r": Running \d+ inputs \d+ time", s):
                     continue
@@ -60,7 +60,7 @@ def what_it_said(path, limit=3):
                     break
     except OSError:
         return ["(not run again)"]
-    return said or ["(it said nothing; see the log)"]
+    return said or ["(it said nothing: replayed alone, it passed; see the log)"]
 
 
 def read_ceilings(path):

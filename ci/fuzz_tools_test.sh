@@ -71,6 +71,21 @@ cat >"$out/logs/arm64/a_fuzz.fuzz.log" <<'EOF'
 EOF
 printf 'XY' >"$out/crashes/arm64/a_fuzz/crash-034f"
 printf 'TTT' >"$out/crashes/arm64/a_fuzz/timeout-1a10"
+# An artifact that passed when run again alone (a fork job's crash that
+# needs what earlier inputs left), and a slow input, which is no finding.
+printf 'PP' >"$out/crashes/arm64/a_fuzz/crash-77aa"
+printf 'SS' >"$out/crashes/arm64/a_fuzz/slow-unit-5e5e"
+cat >"$out/logs/arm64/a_fuzz.repro-crash-77aa.log" <<'EOF2'
+Dictionary: 8 entries
+INFO: Seed: 1
+/some/path/a_fuzz: Running 1 inputs 1 time(s) each.
+Running: /out/crashes/arm64/a_fuzz/crash-77aa
+***
+*** NOTE: fuzzing was not performed, you have only
+***       executed the target code on a fixed set of inputs.
+***
+Executed /out/crashes/arm64/a_fuzz/crash-77aa in 72 ms
+EOF2
 cat >"$out/logs/arm64/a_fuzz.repro-crash-034f.log" <<'EOF'
 INFO: Seed: 1
 /some/path/a_fuzz: Running 1 inputs 1 time(s) each.
@@ -85,7 +100,9 @@ r="$out/report.md"
 [ -s "$r" ] || die "no report.md"
 expect() { grep -qF -- "$1" "$r" || die "report.md lacks: $1"$'\n'"$(cat "$r")"; }
 expect "| amd64 | a_fuzz | ok | 2,120,509 | 73,782 | 70,683 | 1,718 | 2,648 | 7 → 436 | 0 | 0 | 0 |"
-expect "| arm64 | a_fuzz | **found** | 1,089 | 45 | - | 6 | 7 | 4 → 4 | 1 | 1 | 0 |"
+expect "| arm64 | a_fuzz | **found** | 1,089 | 45 | - | 6 | 7 | 4 → 4 | 2 | 1 | 0 |"
+expect '- `crash-77aa` (2 bytes): `(it said nothing: replayed alone, it passed; see the log)`'
+grep -q "slow-unit" "$r" && die "report.md lists a slow input as a finding"
 expect "| loong64 | a_fuzz | **build-failed** (exit 1) | - | - | - | - | - | - | 0 | 0 | 0 |"
 expect "### arm64 / a_fuzz"
 expect "bazel build --config=arm64 -c opt --jobs=1 //fuzz:a_fuzz"

@@ -208,7 +208,15 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   bool armed_before = false;
   for (size_t i = 0; ours && i < g_armed.npast; i++) armed_before = armed_before || g_armed.past[i] == hit;
   if (!ours || (hit != g_armed.off && !armed_before)) {
-    // Not an armed instruction: let the trap kill the process as it would.
+    // Not an armed instruction: let the trap kill the process as it would,
+    // saying where first.
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "%sSIGTRAP at pc=0x%lx, not an armed instruction (%s)\n", FatalPrefix(),
+                     static_cast<unsigned long>(at),
+                     rt == nullptr ? "nothing armed" : m == nullptr ? "on a thread that is no M"
+                     : m->rt != rt ? "on an M of another runtime" : "elsewhere in the armed runtime");
+    ssize_t w = write(2, msg, n > 0 ? static_cast<size_t>(n) : 0);
+    (void)w;
     signal(sig, SIG_DFL);
     errno = saved_errno;
     return;

@@ -156,6 +156,7 @@ namespace {
 std::atomic<bool> g_fatal_aborts{false};
 }  // namespace
 void SetFatalErrorsAbort(bool on) { g_fatal_aborts.store(on); }
+const char* FatalPrefix() { return g_fatal_aborts.load() ? "==safepoint== ERROR: " : ""; }
 void FatalExit() {
   if (g_fatal_aborts.load()) abort();
   _exit(2);
@@ -166,7 +167,7 @@ void casgstatus(G* gp, uint32_t from, uint32_t to) {
     uint32_t expect = from;
     if (gp->atomicstatus.compare_exchange_weak(expect, to)) return;
     if (expect != from && expect != (from | _Gscan)) {
-      fprintf(stderr, "fatal error: casgstatus: goroutine %lld from %#x to %#x, but it is %#x\n",
+      fprintf(stderr, "%sfatal error: casgstatus: goroutine %lld from %#x to %#x, but it is %#x\n", FatalPrefix(),
               static_cast<long long>(gp->goid), from, to, expect);
       FatalExit();
     }
@@ -177,8 +178,8 @@ void casgstatus(G* gp, uint32_t from, uint32_t to) {
 void Runtime::Throw(const char* msg, const std::string& detail) {
   // As Go's throw: the message, then the process exits with status 2 (never
   // a raw abort or signal of the harness).
-  if (!detail.empty()) fprintf(stderr, "runtime: %s\n", detail.c_str());
-  fprintf(stderr, "fatal error: %s\n", msg);
+  if (!detail.empty()) fprintf(stderr, "%sruntime: %s\n", FatalPrefix(), detail.c_str());
+  fprintf(stderr, "%sfatal error: %s\n", FatalPrefix(), msg);
   fflush(stderr);
   FatalExit();
 }

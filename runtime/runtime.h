@@ -172,7 +172,11 @@ static_assert(offsetof(P, xscratch) == P_XSCRATCH);
 // process with exit status 2, as Go's do. An in-process fuzzer sets this so
 // that it ends in abort() instead, which libFuzzer catches and turns into a
 // crash with its input saved.
+// The lines of such a fatal error then begin "==safepoint== ERROR: ":
+// libFuzzer's -fork echoes a job's lines that hold "ERROR:" to the
+// campaign's log, and deletes the job's own (signal-safe).
 void SetFatalErrorsAbort(bool on);
+const char* FatalPrefix();
 [[noreturn]] void FatalExit();
 
 // "SIGSEGV: segmentation violation", as Go names a fault signal.

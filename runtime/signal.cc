@@ -78,15 +78,19 @@ void OnFault(int sig, siginfo_t* info, void* uc) {
   uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
   if (m != nullptr && m->rt->InGoroutine(m, pc, sp)) m->rt->goroutineFault(m, sig, pc, addr);
   char msg[160];
-  int n = snprintf(msg, sizeof msg, "fatal error: unexpected signal %s in the harness itself: pc=0x%lx addr=0x%lx\n",
-                   SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
+  int n = snprintf(msg, sizeof msg, "%sfatal error: unexpected signal %s in the harness itself: pc=0x%lx addr=0x%lx\n",
+                   FatalPrefix(), SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
   ssize_t w = write(2, msg, n > 0 ? static_cast<size_t>(n) : 0);
   (void)w;
   // Where, for the harness's own bug report (binary+offset per frame; the
   // process is dying, so what backtrace() may allocate no longer matters).
   void* frames[32];
   int depth = backtrace(frames, 32);
-  backtrace_symbols_fd(frames, depth, 2);
+  if (*FatalPrefix() == '\0') {
+    backtrace_symbols_fd(frames, depth, 2);
+  } else if (char** names = backtrace_symbols(frames, depth)) {
+    for (int i = 0; i < depth; i++) fprintf(stderr, "%s  %s\n", FatalPrefix(), names[i]);
+  }
   FatalExit();
 }
 
