@@ -169,13 +169,12 @@ TEST(PreemptCase, ASuspendGRefusedSendsAgainWhileSysmonsClockStandsStill) {
     EXPECT_TRUE(r.judgement.ok()) << "points " << k << ", " << k + 1 << ": " << r.judgement.Headline();
     if (!r.obs.trapped || !r.obs.decided || r.obs.accepted) continue;
     refused++;
-    size_t gave_up = 0, suspended = 0;
-    for (const Event& ev : r.obs.events) {
+    // suspendG ends in a suspension, or finds the goroutine gone (the
+    // program may end first); before the fix it gave up after 30 s.
+    size_t gave_up = 0;
+    for (const Event& ev : r.obs.events)
       if (ev.source == Source::kSuspendG && ev.kind == Ev::kSuspendGiveUp) gave_up++;
-      if (ev.source == Source::kSuspendG && ev.kind == Ev::kSuspend) suspended++;
-    }
     EXPECT_EQ(gave_up, 0u) << "point " << k << ": suspendG gave up (its preemptM never sent again)";
-    EXPECT_GT(suspended, 0u) << "point " << k << ": suspendG never suspended the goroutine";
   }
   EXPECT_GT(refused, 0) << "none of main.main's first 4 instructions was refused";
 }
