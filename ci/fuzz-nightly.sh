@@ -155,6 +155,13 @@ for n in "${names[@]}"; do
 done
 
 count_files() { find "$1" -maxdepth 1 -type f 2>/dev/null | wc -l; }
+# The findings among a run's artifacts, a path a line: crash, timeout, OOM
+# and leak files (slow-unit- files are not findings: inputs over
+# -report_slow_units).
+findings_in() {
+  local a
+  for a in "$1"/crash-* "$1"/timeout-* "$1"/oom-* "$1"/leak-*; do [ -f "$a" ] && echo "$a"; done
+}
 
 # --- each config: build, then fuzz each target -----------------------------
 results="$out/results.tsv"
@@ -224,11 +231,10 @@ for c in "${configs[@]}"; do
       -artifact_prefix="$art/" "$new" "$corpus" >"$log" 2>&1 </dev/null
     rc=$?
     secs=$(( $(date +%s) - t1 ))
-    # A crash, timeout, OOM or leak artifact is a finding, whatever the
-    # exit: in fork mode libFuzzer exits with the last failing job's code,
-    # which is 0 when a later job ended well. (slow-unit- files are not
-    # findings: inputs over -report_slow_units, listed in the report.)
-    nart=$(find "$art" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
+    # A finding is a finding whatever the exit: in fork mode libFuzzer
+    # exits with the last failing job's code, which is 0 when a later job
+    # ended well.
+    nart=$(findings_in "$art" | wc -l)
     status=ok
     if [ $rc = 124 ] || [ $rc = 137 ]; then
       status=timed-out; echo "(stopped after $run_bound s)" >>"$log"
@@ -251,13 +257,12 @@ for c in "${configs[@]}"; do
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$n" "$status" "$rc" "$secs" "$before" "$after" "logs/$c/$n.fuzz.log" >>"$results"
     # Each artifact once more, for what it says (bounded, at most MAX_REPROS).
     k=0
-    for a in "$art"/crash-* "$art"/timeout-* "$art"/oom-* "$art"/leak-*; do
-      [ -f "$a" ] || continue
+    while IFS= read -r a; do
       failed=1
       k=$((k + 1)); [ $k -le $MAX_REPROS ] || break
       timeout -k 10 "$REPRO_BOUND" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" "$a" \
         >"$logs/$n.repro-$(basename "$a").log" 2>&1 </dev/null
-    done
+    done < <(findings_in "$art")
     say "   $c $n: $status, $secs s, corpus $before -> $after, $nart artifact(s)"
   done
   if [ "$ceiling" = 1 ]; then
