@@ -32,6 +32,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
   const FuncTable& table() const override { return rt_.table(); }
   uintptr_t code_base() const override { return rt_.code_base(); }
   std::vector<Event> events() const override { return const_cast<Runtime&>(rt_).events().Snapshot(); }
+  size_t events_dropped() const override { return const_cast<Runtime&>(rt_).events().dropped(); }
   EndState end_state() const override {
     EndState s;
     for (int i = 0; i < ir::kGlobals; i++) s.globals.push_back(rt_.global(i));

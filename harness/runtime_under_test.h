@@ -61,6 +61,10 @@ class RuntimeUnderTest {
   virtual const FuncTable& table() const = 0;
   virtual uintptr_t code_base() const = 0;
   virtual std::vector<Event> events() const = 0;
+  // Events the runtime did not record because its log was full (a log
+  // keeps the first events of a run): an oracle that judges an absence
+  // cannot judge it past them.
+  virtual size_t events_dropped() const { return 0; }
   virtual EndState end_state() const = 0;
   // The save area at the armed instruction (seen false when the run did not
   // preempt there asynchronously, or the runtime cannot show it).

@@ -345,6 +345,7 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
   o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(o.off, &o.run_error) && rt->ArmThen(chain, &o.run_error) &&
           rt->Run(main, &o.run_error);
   o.events = rt->events();  // one snapshot, read below
+  o.events_dropped = rt->events_dropped();
   const std::vector<Event>& evs = o.events;
   for (const Event& ev : evs) {
     if (ev.kind == Ev::kGCDone && ev.arg >= 0) o.collections++;

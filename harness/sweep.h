@@ -51,6 +51,7 @@ struct Observation {
   // trapped), and every event of the run (the protocol oracle's evidence).
   int64_t stack_room = -1;
   std::vector<Event> events;
+  size_t events_dropped = 0;  // not recorded, the log being full: the run went on past `events`
   RequestSource source = RequestSource::kPreemptOne;  // who raised the armed instruction's request
   // Why no source that looks at Ps would have seen the goroutine running at
   // the trap (in a system call, its P not running, no goroutine): kNone if

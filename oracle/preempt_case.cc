@@ -23,7 +23,10 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   c.settings = at(0);
   c.source = static_cast<harness::RequestSource>(c.settings >> 6);
   c.opts.hooks.sysmon = false;  // preemption only where the input arms it
-  c.opts.hooks.event_capacity = 4096;
+  // A generated program may run thousands of goroutines (a go loop): the
+  // log keeps a run's first events, and the progress oracle needs those
+  // after the trap (oracle/judge.cc).
+  c.opts.hooks.event_capacity = 1 << 15;
   c.opts.hooks.event_times = false;  // judged by order only
   if (c.settings & 1) c.opts.settings.godebug = "asyncpreemptoff=1";
   c.opts.experiments.runtimesecret = (c.settings & 2) != 0;

@@ -95,6 +95,7 @@ void Runtime::retake(int64_t now) {
       p->sysmon_when = now;
     } else if (p->sysmon_when + kForcePreemptNS * opts_.mutations.force_preempt_scale <= now) {
       events_.Record(Ev::kRetake, 0, Reason::kNone, 0, p->id, Source::kSysmon);
+      retakes_.fetch_add(1, std::memory_order_relaxed);
       preemptone(p.get(), Source::kSysmon);
     }
   }
@@ -109,9 +110,9 @@ void Runtime::SysmonLoop() {
     idle++;
     if (idle > 50 && delay < 10000) delay *= 2;
     if (delay > 10000) delay = 10000;
-    size_t before = events_.Count(Ev::kRetake);
+    uint64_t before = retakes_.load(std::memory_order_relaxed);
     retake(clock_->Now());
-    if (events_.Count(Ev::kRetake) != before) {
+    if (retakes_.load(std::memory_order_relaxed) != before) {
       idle = 0;
       delay = 20;
     }

@@ -503,6 +503,9 @@ class Runtime {
   bool sysmon_started_ = false;
   OSThread sysmon_thread_;
   std::atomic<bool> sysmon_stop_{false};
+  // P retakes so far: sysmon's own count (the event log keeps only a run's
+  // first events, and reading it back is a copy).
+  std::atomic<uint64_t> retakes_{0};
 
   // The heap and the collector.
   std::mutex heap_mu_;

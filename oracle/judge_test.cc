@@ -1,0 +1,88 @@
+// The judge on observations written by hand: the progress oracle's claim
+// that sysmon did not retake rests on an absence, which a log that filled
+// (a run that went on past its first events) cannot show.
+#include "oracle/judge.h"
+
+#include <gtest/gtest.h>
+
+#include "platforms/native.h"
+
+namespace safepoint::oracle {
+namespace {
+
+constexpr uintptr_t kPc = 0x1000;
+constexpr int64_t kG = 1;
+
+void Add(harness::Observation* o, Ev kind, int64_t goid, uintptr_t pc = 0, Source src = Source::kNone) {
+  Event e{};
+  e.seq = o->events.size();
+  e.kind = kind;
+  e.goid = goid;
+  e.pc = pc;
+  e.source = src;
+  o->events.push_back(e);
+}
+
+// Armed at kPc for sysmon, asyncpreemptoff=1 (nothing to decide there): the
+// goroutine ran, trapped, and the other P ran goroutines until the end.
+harness::Observation TrappedThenOthersRan() {
+  harness::Observation o;
+  o.ran = true;
+  o.trapped = true;
+  o.pc = kPc;
+  o.source = harness::RequestSource::kSysmon;
+  Add(&o, Ev::kResume, kG);
+  Add(&o, Ev::kTrap, kG, kPc);
+  for (int64_t g = 2; g < 6; g++) Add(&o, Ev::kResume, g), Add(&o, Ev::kGoExit, g);
+  return o;
+}
+
+State AsyncPreemptOff() {
+  State s;
+  s.asyncpreemptoff = true;
+  return s;
+}
+
+TEST(Judge, SysmonThatNeverRetookIsAProgressFinding) {
+  harness::Observation o = TrappedThenOthersRan();
+  Judgement j = Judge(NativePort(), AsyncPreemptOff(), o.end, o);
+  EXPECT_FALSE(j.progress.empty());
+  EXPECT_FALSE(j.ok());
+}
+
+TEST(Judge, ARetakeOrAnotherSourcesRequestAfterTheTrapIsProgress) {
+  harness::Observation o = TrappedThenOthersRan();
+  Add(&o, Ev::kRetake, 0, 0, Source::kSysmon);
+  EXPECT_EQ(Judge(NativePort(), AsyncPreemptOff(), o.end, o).progress, "");
+  o = TrappedThenOthersRan();
+  Add(&o, Ev::kRequest, kG, 0, Source::kPreemptAll);
+  EXPECT_EQ(Judge(NativePort(), AsyncPreemptOff(), o.end, o).progress, "");
+}
+
+TEST(Judge, NoRetakeInALogThatFilledIsNotAFinding) {
+  // The loong64 finding: the log kept its first 4096 events; the retake
+  // came after them.
+  harness::Observation o = TrappedThenOthersRan();
+  o.events_dropped = 1;
+  Judgement j = Judge(NativePort(), AsyncPreemptOff(), o.end, o);
+  EXPECT_EQ(j.progress, "");
+  EXPECT_TRUE(j.ok()) << j.Headline();
+}
+
+TEST(Judge, APreemptoneWithNoDecisionIsJudgedOnlyOnTheWholeLog) {
+  // preemptone's signal arrives at the armed instruction by construction:
+  // no decision there is a finding, unless the log filled before it.
+  harness::Observation o = TrappedThenOthersRan();
+  o.source = harness::RequestSource::kPreemptOne;
+  State s;
+  Judgement j = Judge(NativePort(), s, o.end, o);
+  EXPECT_FALSE(j.agree);
+  EXPECT_EQ(j.got, "no decision");
+  o.events_dropped = 7;
+  j = Judge(NativePort(), s, o.end, o);
+  EXPECT_TRUE(j.agree);
+  EXPECT_EQ(j.got, "no decision in the events kept");
+}
+
+}  // namespace
+}  // namespace safepoint::oracle
