@@ -256,12 +256,15 @@ for c in "${configs[@]}"; do
     after=$(count_files "$corpus")
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$n" "$status" "$rc" "$secs" "$before" "$after" "logs/$c/$n.fuzz.log" >>"$results"
     # Each artifact once more, for what it says (bounded, at most MAX_REPROS).
+    # A replay that fails again writes its artifact too: into the work
+    # folder, not the current one (the checkout).
     k=0
+    mkdir -p "$work/replay/$c/$n"
     while IFS= read -r a; do
       failed=1
       k=$((k + 1)); [ $k -le $MAX_REPROS ] || break
-      timeout -k 10 "$REPRO_BOUND" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" "$a" \
-        >"$logs/$n.repro-$(basename "$a").log" 2>&1 </dev/null
+      timeout -k 10 "$REPRO_BOUND" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" \
+        -artifact_prefix="$work/replay/$c/$n/" "$a" >"$logs/$n.repro-$(basename "$a").log" 2>&1 </dev/null
     done < <(findings_in "$art")
     say "   $c $n: $status, $secs s, corpus $before -> $after, $nart artifact(s)"
   done

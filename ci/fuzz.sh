@@ -152,7 +152,8 @@ for c in "${configs[@]}"; do
 done
 found=0
 for c in "${configs[@]}"; do
-  for f in "$out/$c/crashes/$c"/*/crash-* "$out/$c/crashes/$c"/*/timeout-* "$out/$c/crashes/$c"/*/oom-*; do
+  # What ci/fuzz-nightly.sh counts as findings (its findings_in).
+  for f in "$out/$c/crashes/$c"/*/{crash,timeout,oom,leak}-*; do
     [ -e "$f" ] || continue
     found=1
     echo "crash: $f"
