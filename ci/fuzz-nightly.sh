@@ -234,12 +234,15 @@ for c in "${configs[@]}"; do
     # A finding is a finding whatever the exit: in fork mode libFuzzer
     # exits with the last failing job's code, which is 0 when a later job
     # ended well.
+    # (A run whose every input fails, a mutated runtime's, runs on to its
+    # bound: what it found is still what it says.)
     nart=$(findings_in "$art" | wc -l)
     status=ok
-    if [ $rc = 124 ] || [ $rc = 137 ]; then
-      status=timed-out; echo "(stopped after $run_bound s)" >>"$log"
-    elif [ "$nart" -gt 0 ]; then
+    [ $rc = 124 ] || [ $rc = 137 ] && echo "(stopped after $run_bound s)" >>"$log"
+    if [ "$nart" -gt 0 ]; then
       status=found
+    elif [ $rc = 124 ] || [ $rc = 137 ]; then
+      status=timed-out
     elif [ $rc != 0 ]; then
       status=run-failed
     fi
