@@ -307,12 +307,24 @@ bool RunBaseline(const ir::Program& prog, const std::string& main, const Runtime
 }
 
 namespace {
-// The decision event at `p`'s PC, if it is one and none came before.
-void NoteDecision(const Event& ev, Observation* p) {
-  if (p->decided || ev.pc != p->pc) return;
-  if (ev.kind == Ev::kAsyncAccept) p->decided = p->accepted = true, p->resume = static_cast<uintptr_t>(ev.arg);
-  if (ev.kind == Ev::kAsyncRefuse) p->decided = true, p->reason = ev.reason;
-  if (ev.kind == Ev::kSigNoRequest) p->decided = p->not_wanted = true;
+// The decision at `p`'s PC after its trap at evs[trap]: the first decision
+// event there of the goroutine that trapped, before that goroutine runs
+// again from the scheduler. Another goroutine at the same instruction (a
+// goroutine's exit path, a function that several run) may take a signal
+// there too: a late one from an earlier request, used up, finds no request
+// (the one-hour campaign's arm64 finding at runtime.goexit, two Ps); its
+// decision is not this point's.
+void NoteDecision(const std::vector<Event>& evs, size_t trap, Observation* p) {
+  const int64_t goid = evs[trap].goid;
+  for (size_t i = trap + 1; i < evs.size() && !p->decided; i++) {
+    const Event& ev = evs[i];
+    if (ev.goid != goid) continue;
+    if (ev.kind == Ev::kResume) return;
+    if (ev.pc != p->pc) continue;
+    if (ev.kind == Ev::kAsyncAccept) p->decided = p->accepted = true, p->resume = static_cast<uintptr_t>(ev.arg);
+    if (ev.kind == Ev::kAsyncRefuse) p->decided = true, p->reason = ev.reason;
+    if (ev.kind == Ev::kSigNoRequest) p->decided = p->not_wanted = true;
+  }
 }
 
 // Where instruction k is, before the run.
@@ -359,12 +371,11 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
     // The armed point's trap is the first at its PC (a chained point at the
     // same instruction traps there again later); `from` is where it is.
     size_t from = evs.size();
-    for (size_t i = 0; i < evs.size(); i++) {
+    for (size_t i = 0; i < evs.size() && from == evs.size(); i++) {
       const Event& ev = evs[i];
-      if (from == evs.size() && ev.kind == Ev::kTrap && ev.pc == o.pc)
-        from = i, o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
-      NoteDecision(ev, &o);
+      if (ev.kind == Ev::kTrap && ev.pc == o.pc) from = i, o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
     }
+    if (o.trapped) NoteDecision(evs, from, &o);
     o.end = rt->end_state();
     // The chain: each point's trap after the one before's.
     for (Observation& p : o.then) {
@@ -376,7 +387,7 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
       while (i < evs.size() && !(evs[i].kind == Ev::kTrap && evs[i].pc == p.pc)) i++;
       if (from >= evs.size() || i >= evs.size()) break;  // not reached: nor are the points after it
       p.trapped = true, p.stack_room = evs[i].arg, p.unseen = evs[i].reason;
-      for (size_t j = i + 1; j < evs.size() && !p.decided; j++) NoteDecision(evs[j], &p);
+      NoteDecision(evs, i, &p);
       from = i;
     }
   }

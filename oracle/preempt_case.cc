@@ -207,7 +207,8 @@ std::string Describe(const Case& c, const CaseResult& r) {
   // The point that disagreed: the armed one, or a chained one.
   const harness::Observation& d =
       r.judgement.point > 0 && r.judgement.point <= o.then.size() ? o.then[r.judgement.point - 1] : o;
-  if (r.judgement.reached && (!d.decided || !r.judgement.progress.empty() || !r.judgement.protocol.ok())) {
+  if (r.judgement.reached &&
+      (!d.decided || !r.judgement.agree || !r.judgement.progress.empty() || !r.judgement.protocol.ok())) {
     // What the runtime did after the trap instead of deciding there (for a
     // chained point, from the trap of the point before it, whose request
     // may still be in flight).
@@ -219,7 +220,8 @@ std::string Describe(const Case& c, const CaseResult& r) {
       after = after || (e.kind == Ev::kTrap && e.pc == from_pc) || !r.judgement.protocol.ok();
       if (!after || shown == 64) continue;
       s += std::string(" ") + EvName(e.kind) + (e.source != Source::kNone ? std::string("/") + SourceName(e.source) : "") +
-           (e.pc == d.pc ? "@armed" : "") + (&d != &o && e.pc == from_pc ? "@before" : "");
+           (e.goid != 0 ? ":g" + std::to_string(e.goid) : "") + (e.pc == d.pc ? "@armed" : "") +
+           (&d != &o && e.pc == from_pc ? "@before" : "");
       shown++;
     }
     s += "\n";

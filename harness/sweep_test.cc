@@ -1,0 +1,107 @@
+// ObserveAt on a scripted runtime under test: which events are the armed
+// point's trap and decision. A runtime from outside the tree is observed
+// the same way, so the rules are pinned here on events written by hand.
+#include "harness/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <utility>
+
+namespace safepoint::harness {
+namespace {
+
+constexpr uintptr_t kBase = 0x10000;
+constexpr uint32_t kOff = 0x20;  // the armed instruction: runtime.goexit+0
+
+// Loads nothing and runs nothing: its events are the script.
+class Scripted : public RuntimeUnderTest {
+ public:
+  Scripted(FuncTable t, std::vector<Event> evs) : table_(std::move(t)), evs_(std::move(evs)) {}
+  bool Load(const ir::Program&, std::string*) override { return true; }
+  bool ArmAt(uint32_t, std::string*) override { return true; }
+  RequestSource request_source() const override { return RequestSource::kSysmon; }
+  bool Run(const std::string&, std::string*) override { return true; }
+  const FuncTable& table() const override { return table_; }
+  uintptr_t code_base() const override { return kBase; }
+  std::vector<Event> events() const override { return evs_; }
+  EndState end_state() const override { return {}; }
+
+ private:
+  FuncTable table_;
+  std::vector<Event> evs_;
+};
+
+FuncTable OneStub() {
+  FuncTable t;
+  FuncInfo f;
+  f.name = "runtime.goexit";
+  f.package = "runtime";
+  f.entry = 0x20;
+  f.end = 0x28;
+  t.funcs.push_back(f);
+  t.insns = {0x20, 0x24};
+  t.insn_op = {-1, -1};
+  return t;
+}
+
+struct Script {
+  std::vector<Event> evs;
+  Script& Add(Ev kind, int64_t goid, uintptr_t pc = 0, Reason r = Reason::kNone) {
+    Event e{};
+    e.seq = evs.size();
+    e.kind = kind;
+    e.goid = goid;
+    e.pc = pc;
+    e.reason = r;
+    evs.push_back(e);
+    return *this;
+  }
+};
+
+Observation Observe(const std::vector<Event>& evs) {
+  FuncTable t = OneStub();
+  ir::Program prog;
+  Observation o;
+  RuntimeFactory make = [&] { return std::make_unique<Scripted>(t, evs); };
+  EXPECT_TRUE(ObserveAt(prog, "main.main", make, t, 0, &o));
+  return o;
+}
+
+TEST(Observe, TheDecisionIsTheTrappedGoroutines) {
+  // Goroutine 5 trapped at the instruction; its signal came later than the
+  // run. Goroutine 7, on the other P, took a late signal at the same
+  // instruction (its exit path) and had no request: not the point's
+  // decision.
+  Script s;
+  s.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kResume, 7);
+  s.Add(Ev::kSigNoRequest, 7, kBase + kOff, Reason::kNoRequest).Add(Ev::kGoExit, 7);
+  Observation o = Observe(s.evs);
+  EXPECT_TRUE(o.trapped);
+  EXPECT_FALSE(o.decided);
+  EXPECT_FALSE(o.not_wanted);
+}
+
+TEST(Observe, TheTrappedGoroutinesOwnDecisionIsTaken) {
+  Script s;
+  s.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kRequest, 5);
+  s.Add(Ev::kAsyncRefuse, 7, kBase + kOff, Reason::kAsm).Add(Ev::kAsyncRefuse, 5, kBase + kOff, Reason::kAsm);
+  Observation o = Observe(s.evs);
+  EXPECT_TRUE(o.decided);
+  EXPECT_FALSE(o.accepted);
+  EXPECT_EQ(o.reason, Reason::kAsm);
+}
+
+TEST(Observe, TheDecisionWindowClosesWhenTheGoroutineRunsAgain) {
+  // No decision at the trap; scheduled again later, the same goroutine
+  // passes the instruction once more and a stray signal finds it there.
+  Script s;
+  s.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kGosched, 5).Add(Ev::kResume, 5);
+  s.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  Observation o = Observe(s.evs);
+  EXPECT_TRUE(o.trapped);
+  EXPECT_FALSE(o.decided);
+}
+
+}  // namespace
+}  // namespace safepoint::harness
