@@ -313,13 +313,21 @@ namespace {
 // goroutine's exit path, a function that several run) may take a signal
 // there too: a late one from an earlier request, used up, finds no request
 // (the one-hour campaign's arm64 finding at runtime.goexit, two Ps); its
-// decision is not this point's.
+// decision is not this point's. `asked`: a request for the goroutine stood
+// when the decision came (raised since it last ran, before or after the
+// trap).
 void NoteDecision(const std::vector<Event>& evs, size_t trap, Observation* p) {
   const int64_t goid = evs[trap].goid;
+  for (size_t i = trap; i-- > 0 && !p->asked;) {
+    if (evs[i].goid != goid) continue;
+    if (evs[i].kind == Ev::kResume) break;
+    p->asked = evs[i].kind == Ev::kRequest;
+  }
   for (size_t i = trap + 1; i < evs.size() && !p->decided; i++) {
     const Event& ev = evs[i];
     if (ev.goid != goid) continue;
     if (ev.kind == Ev::kResume) return;
+    if (ev.kind == Ev::kRequest) p->asked = true;
     if (ev.pc != p->pc) continue;
     if (ev.kind == Ev::kAsyncAccept) p->decided = p->accepted = true, p->resume = static_cast<uintptr_t>(ev.arg);
     if (ev.kind == Ev::kAsyncRefuse) p->decided = true, p->reason = ev.reason;

@@ -37,6 +37,7 @@ struct Observation {
   bool decided = false;     // the runtime took a decision there
   bool accepted = false;
   bool not_wanted = false;  // the signal found no request to act on
+  bool asked = false;       // a request for the trapped goroutine stood when it decided
   uintptr_t pc = 0;         // absolute PC of the instruction
   uintptr_t resume = 0;     // where an accepted preemption resumes
   uintptr_t op_start = 0;   // absolute PC of the operation's first instruction

@@ -103,5 +103,29 @@ TEST(Observe, TheDecisionWindowClosesWhenTheGoroutineRunsAgain) {
   EXPECT_FALSE(o.decided);
 }
 
+TEST(Observe, AskedSaysWhetherARequestStoodAtTheDecision) {
+  // Raised before the trap (since the goroutine last ran): asked.
+  Script s;
+  s.Add(Ev::kResume, 5).Add(Ev::kRequest, 5).Add(Ev::kTrap, 5, kBase + kOff);
+  s.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EXPECT_TRUE(Observe(s.evs).asked);
+  // Raised before it last ran (used up by execute): not asked.
+  Script t;
+  t.Add(Ev::kRequest, 5).Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff);
+  t.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  Observation o = Observe(t.evs);
+  EXPECT_TRUE(o.not_wanted);
+  EXPECT_FALSE(o.asked);
+  // Raised after the trap, for it: asked; for another goroutine: not.
+  Script u;
+  u.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kRequest, 6).Add(Ev::kRequest, 5);
+  u.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EXPECT_TRUE(Observe(u.evs).asked);
+  Script v;
+  v.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kRequest, 6);
+  v.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EXPECT_FALSE(Observe(v.evs).asked);
+}
+
 }  // namespace
 }  // namespace safepoint::harness

@@ -84,5 +84,21 @@ TEST(Judge, APreemptoneWithNoDecisionIsJudgedOnlyOnTheWholeLog) {
   EXPECT_EQ(j.got, "no decision in the events kept");
 }
 
+TEST(Judge, NotWantedIsWrongOnlyWhereARequestStood) {
+  // Armed at an instruction the model refuses; the signal found no
+  // request. With a request standing (or preemptone, which always asks)
+  // that is a wrong decision; a sysmon point that settled without asking,
+  // then a late signal, is Go's behaviour.
+  harness::Observation o = TrappedThenOthersRan();
+  o.decided = o.not_wanted = true;
+  State s;
+  o.asked = true;
+  EXPECT_FALSE(Judge(NativePort(), s, o.end, o).agree);
+  o.asked = false;
+  EXPECT_TRUE(Judge(NativePort(), s, o.end, o).agree);
+  o.source = harness::RequestSource::kPreemptOne;
+  EXPECT_FALSE(Judge(NativePort(), s, o.end, o).agree);
+}
+
 }  // namespace
 }  // namespace safepoint::oracle
