@@ -70,9 +70,18 @@ bool Runtime::preemptone(P* pp, Source src) {
 }
 
 bool Runtime::requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src) {
-  gp->preempt.store(true);
-  gp->stackguard0.store(kStackPreempt);  // synchronous: the next prologue check fails
-  events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, pp ? pp->id : -1, src);
+  {
+    // Recorded before it is raised, so that nothing it causes comes first
+    // in the log; and with execute kept out between the two, so that a
+    // request raised on a stale look at curg (sysmon's, retaking a P
+    // whose goroutine was meanwhile preempted and run again) is recorded
+    // on the side of kResume it was raised on. Both orders were seen by
+    // the one-hour campaign as "a preemption without a request".
+    RequestOrder order(gp);
+    events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, pp ? pp->id : -1, src);
+    gp->preempt.store(true);
+    gp->stackguard0.store(kStackPreempt);  // synchronous: the next prologue check fails
+  }
   // asynchronous: a signal to the M, where the port supports it.
   if (async_supported_ && debug_.asyncpreemptoff == 0) {
     if (pp) pp->preempt.store(true);

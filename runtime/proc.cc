@@ -389,12 +389,16 @@ void Runtime::execute(M* m, G* gp) {
   // was recorded before kResume but survived it: the protocol oracle,
   // under //fuzz:preempt_fuzz with sysmon as the source, saw a preemption
   // "without a request".)
-  if (!opts_.mutations.live_request) {
-    // The request that stopped it (if any) is used up.
-    gp->preempt.store(false);
-    pp->preempt.store(false);
+  {
+    RequestOrder order(gp);  // a request raised now is wholly before this or wholly after
+    if (!opts_.mutations.live_request) {
+      // The request that stopped it (if any) is used up.
+      gp->preempt.store(false);
+      pp->preempt.store(false);
+    }
+    gp->stackguard0.store(gp->stack.lo + kStackGuard);
+    events_.Record(Ev::kResume, gp->goid, Reason::kNone, gp->sched.pc, pp->id);
   }
-  gp->stackguard0.store(gp->stack.lo + kStackGuard);
   pp->schedtick.fetch_add(1);
   if (gp->xstate_live) {
     // xRegRestore: the G's extended state into this P's scratch area, where
@@ -403,7 +407,6 @@ void Runtime::execute(M* m, G* gp) {
     gp->xstate_live = false;
   }
   gp->asyncSafePoint = false;  // it runs again: no longer stopped anywhere
-  events_.Record(Ev::kResume, gp->goid, Reason::kNone, gp->sched.pc, pp->id);
   gp->m = m;
   m->curg.store(gp);
   mu_.unlock();

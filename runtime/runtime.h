@@ -17,6 +17,7 @@
 #define SAFEPOINT_RUNTIME_RUNTIME_H_
 
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <sys/types.h>
 
@@ -93,6 +94,10 @@ struct G {
   // Not read by assembly.
   std::atomic<uint32_t> atomicstatus{_Gidle};
   std::atomic<bool> preempt{false};     // a preemption request is pending
+  // Held while a request is raised and recorded (requestPreemption) and
+  // while execute uses it up and records kResume: each pair one step
+  // against the other (RequestOrder).
+  std::atomic<bool> request_order{false};
   bool preemptStop = false;             // park for a stack scan instead of gopreempt_m
   bool preemptShrink = false;           // shrink at the next synchronous safe point
   bool asyncSafePoint = false;          // stopped at an asynchronous safe point
@@ -115,6 +120,23 @@ struct G {
   uintptr_t async_pc = 0, async_sp = 0, async_lr = 0;
   bool gc_park = false;  // parked for the collection at this preemption (hooks.collect_at_async_preempt)
 };
+// A raised request and its kRequest event, against execute's use of it and
+// its kResume, as one step each: the log then says what the goroutine saw.
+// A spin (the trap handler raises requests; no thread holds it for more
+// than a few stores and an event).
+class RequestOrder {
+ public:
+  explicit RequestOrder(G* gp) : gp_(gp) {
+    while (gp_->request_order.exchange(true, std::memory_order_acquire)) sched_yield();
+  }
+  ~RequestOrder() { gp_->request_order.store(false, std::memory_order_release); }
+  RequestOrder(const RequestOrder&) = delete;
+  RequestOrder& operator=(const RequestOrder&) = delete;
+
+ private:
+  G* gp_;
+};
+
 static_assert(offsetof(G, stack) == G_STACK_LO && offsetof(G, stackguard0) == G_STACKGUARD0 &&
               offsetof(G, stackguard1) == G_STACKGUARD1 && offsetof(G, sched) == G_SCHED &&
               offsetof(G, m) == G_M && offsetof(G, param) == G_PARAM && offsetof(G, argspill) == G_ARGSPILL);

@@ -82,18 +82,20 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
         // A request the goroutine used up (it ran again: execute clears
         // preempt) is raised anew, and recorded anew.
         bool standing = gp->preempt.load() && gp->stackguard0.load() == kStackPreempt;
-        if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop = true;
-        gp->preempt.store(true);
-        gp->stackguard0.store(kStackPreempt);
         M* m2 = gp->m;
-        uint32_t gen2 = m2 ? m2->preemptGen.load() : 0;
-        bool needAsync = asyncM != m2 || asyncGen != gen2;
-        asyncM = m2;
-        asyncGen = gen2;
+        // Recorded before it is raised: nothing it causes comes first in
+        // the log (runtime/preempt.cc's requestPreemption).
         if (!requested || !standing) {
           events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, m2 && m2->p ? m2->p->id : -1, Source::kSuspendG);
           requested = true;
         }
+        if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop = true;
+        gp->preempt.store(true);
+        gp->stackguard0.store(kStackPreempt);
+        uint32_t gen2 = m2 ? m2->preemptGen.load() : 0;
+        bool needAsync = asyncM != m2 || asyncGen != gen2;
+        asyncM = m2;
+        asyncGen = gen2;
         gp->atomicstatus.store(_Grunning);
         if (async_supported_ && debug_.asyncpreemptoff == 0 && needAsync && m2 != nullptr) {
           int64_t now = clock_->Now();
