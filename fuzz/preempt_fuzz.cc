@@ -179,7 +179,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   RecordFeatures(c, r);
   if (!r.judgement.ok()) {
-    fputs(safepoint::oracle::Describe(c, r).c_str(), stderr);
+    // The headline, then each line of the description marked as well:
+    // -fork keeps of a job's output only the lines that hold "ERROR:", and
+    // a campaign's finding is legible only by what it kept (a "run failed"
+    // of the third hour said no more than that).
+    std::string d = safepoint::oracle::Describe(c, r);
+    size_t at = 0;
+    while (at < d.size()) {
+      size_t n = d.find('\n', at);
+      if (n == std::string::npos) n = d.size();
+      std::string line = d.substr(at, n - at);
+      fprintf(stderr, at == 0 ? "%s\n" : "==safepoint-fuzz== ERROR: |%s\n", line.c_str());
+      at = n + 1;
+    }
     fprintf(stderr, "  replay: safepoint repro --arch=%s CRASH_FILE\n", std::string(safepoint::NativePort().name).c_str());
     SaveArtifact(data, size);
     abort();

@@ -110,9 +110,13 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
       default:
         break;  // someone else holds the scan bit, or a status in transition
     }
-    if (MonotonicNanos() > deadline) {
+    if (MonotonicNanos() > deadline || faulted_.load() || stopping_.load()) {
       // The harness's bound (Go would spin on): withdraw, so that the G does
-      // not park with nobody to resume it, and say so.
+      // not park with nobody to resume it, and say so. Likewise once the
+      // run has ended: a goroutine whose M faulted never stops, and Go's
+      // process would be gone (the requester's suspendG waited out its
+      // 30 s bound after a Go 1.26 liveness fault: the one-hour campaign's
+      // riscv64 slow unit, with a collection at the preemption).
       gp->preemptStop = false;
       events_.Record(Ev::kSuspendGiveUp, gp->goid, Reason::kNone, 0, sent, Source::kSuspendG);
       suspending_.fetch_sub(1);
