@@ -238,10 +238,11 @@ for c in "${configs[@]}"; do
     # bound: what it found is still what it says.)
     nart=$(findings_in "$art" | wc -l)
     status=ok
-    [ $rc = 124 ] || [ $rc = 137 ] && echo "(stopped after $run_bound s)" >>"$log"
+    stopped=0
+    if [ $rc = 124 ] || [ $rc = 137 ]; then stopped=1; echo "(stopped after $run_bound s)" >>"$log"; fi
     if [ "$nart" -gt 0 ]; then
       status=found
-    elif [ $rc = 124 ] || [ $rc = 137 ]; then
+    elif [ $stopped = 1 ]; then
       status=timed-out
     elif [ $rc != 0 ]; then
       status=run-failed

@@ -249,7 +249,8 @@ class Runtime {
   bool preemptone(P* pp, Source src);
   void preemptall(Source src);
   // sysmon's retake at time `now` (sysmon's clock).
-  void retake(int64_t now);
+  // Returns how many Ps it retook.
+  int retake(int64_t now);
 
   // Asynchronous preemption (runtime/signal.cc). preemptM sends SIGURG to
   // mp's thread unless one is already pending there. True when this call
@@ -525,9 +526,6 @@ class Runtime {
   bool sysmon_started_ = false;
   OSThread sysmon_thread_;
   std::atomic<bool> sysmon_stop_{false};
-  // P retakes so far: sysmon's own count (the event log keeps only a run's
-  // first events, and reading it back is a copy).
-  std::atomic<uint64_t> retakes_{0};
 
   // The heap and the collector.
   std::mutex heap_mu_;
