@@ -8,6 +8,8 @@
 #include <memory>
 #include <utility>
 
+#include "core/event_script.h"
+
 namespace safepoint::harness {
 namespace {
 
@@ -45,20 +47,6 @@ FuncTable OneStub() {
   return t;
 }
 
-struct Script {
-  std::vector<Event> evs;
-  Script& Add(Ev kind, int64_t goid, uintptr_t pc = 0, Reason r = Reason::kNone) {
-    Event e{};
-    e.seq = evs.size();
-    e.kind = kind;
-    e.goid = goid;
-    e.pc = pc;
-    e.reason = r;
-    evs.push_back(e);
-    return *this;
-  }
-};
-
 Observation Observe(const std::vector<Event>& evs) {
   FuncTable t = OneStub();
   ir::Program prog;
@@ -73,9 +61,9 @@ TEST(Observe, TheDecisionIsTheTrappedGoroutines) {
   // run. Goroutine 7, on the other P, took a late signal at the same
   // instruction (its exit path) and had no request: not the point's
   // decision.
-  Script s;
-  s.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kResume, 7);
-  s.Add(Ev::kSigNoRequest, 7, kBase + kOff, Reason::kNoRequest).Add(Ev::kGoExit, 7);
+  EventScript s;
+  s.Add(Ev::kResume, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff}).Add(Ev::kResume, {.goid = 7});
+  s.Add(Ev::kSigNoRequest, {.reason = Reason::kNoRequest, .goid = 7, .pc = kBase + kOff}).Add(Ev::kGoExit, {.goid = 7});
   Observation o = Observe(s.evs);
   EXPECT_TRUE(o.trapped);
   EXPECT_FALSE(o.decided);
@@ -83,9 +71,10 @@ TEST(Observe, TheDecisionIsTheTrappedGoroutines) {
 }
 
 TEST(Observe, TheTrappedGoroutinesOwnDecisionIsTaken) {
-  Script s;
-  s.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kRequest, 5);
-  s.Add(Ev::kAsyncRefuse, 7, kBase + kOff, Reason::kAsm).Add(Ev::kAsyncRefuse, 5, kBase + kOff, Reason::kAsm);
+  EventScript s;
+  s.Add(Ev::kResume, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff}).Add(Ev::kRequest, {.goid = 5});
+  s.Add(Ev::kAsyncRefuse, {.reason = Reason::kAsm, .goid = 7, .pc = kBase + kOff})
+      .Add(Ev::kAsyncRefuse, {.reason = Reason::kAsm, .goid = 5, .pc = kBase + kOff});
   Observation o = Observe(s.evs);
   EXPECT_TRUE(o.decided);
   EXPECT_FALSE(o.accepted);
@@ -95,9 +84,10 @@ TEST(Observe, TheTrappedGoroutinesOwnDecisionIsTaken) {
 TEST(Observe, TheDecisionWindowClosesWhenTheGoroutineRunsAgain) {
   // No decision at the trap; scheduled again later, the same goroutine
   // passes the instruction once more and a stray signal finds it there.
-  Script s;
-  s.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kGosched, 5).Add(Ev::kResume, 5);
-  s.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EventScript s;
+  s.Add(Ev::kResume, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff}).Add(Ev::kGosched, {.goid = 5})
+      .Add(Ev::kResume, {.goid = 5});
+  s.Add(Ev::kSigNoRequest, {.reason = Reason::kNoRequest, .goid = 5, .pc = kBase + kOff});
   Observation o = Observe(s.evs);
   EXPECT_TRUE(o.trapped);
   EXPECT_FALSE(o.decided);
@@ -105,25 +95,26 @@ TEST(Observe, TheDecisionWindowClosesWhenTheGoroutineRunsAgain) {
 
 TEST(Observe, AskedSaysWhetherARequestStoodAtTheDecision) {
   // Raised before the trap (since the goroutine last ran): asked.
-  Script s;
-  s.Add(Ev::kResume, 5).Add(Ev::kRequest, 5).Add(Ev::kTrap, 5, kBase + kOff);
-  s.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EventScript s;
+  s.Add(Ev::kResume, {.goid = 5}).Add(Ev::kRequest, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff});
+  s.Add(Ev::kSigNoRequest, {.reason = Reason::kNoRequest, .goid = 5, .pc = kBase + kOff});
   EXPECT_TRUE(Observe(s.evs).asked);
   // Raised before it last ran (used up by execute): not asked.
-  Script t;
-  t.Add(Ev::kRequest, 5).Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff);
-  t.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EventScript t;
+  t.Add(Ev::kRequest, {.goid = 5}).Add(Ev::kResume, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff});
+  t.Add(Ev::kSigNoRequest, {.reason = Reason::kNoRequest, .goid = 5, .pc = kBase + kOff});
   Observation o = Observe(t.evs);
   EXPECT_TRUE(o.not_wanted);
   EXPECT_FALSE(o.asked);
   // Raised after the trap, for it: asked; for another goroutine: not.
-  Script u;
-  u.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kRequest, 6).Add(Ev::kRequest, 5);
-  u.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EventScript u;
+  u.Add(Ev::kResume, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff}).Add(Ev::kRequest, {.goid = 6})
+      .Add(Ev::kRequest, {.goid = 5});
+  u.Add(Ev::kSigNoRequest, {.reason = Reason::kNoRequest, .goid = 5, .pc = kBase + kOff});
   EXPECT_TRUE(Observe(u.evs).asked);
-  Script v;
-  v.Add(Ev::kResume, 5).Add(Ev::kTrap, 5, kBase + kOff).Add(Ev::kRequest, 6);
-  v.Add(Ev::kSigNoRequest, 5, kBase + kOff, Reason::kNoRequest);
+  EventScript v;
+  v.Add(Ev::kResume, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff}).Add(Ev::kRequest, {.goid = 6});
+  v.Add(Ev::kSigNoRequest, {.reason = Reason::kNoRequest, .goid = 5, .pc = kBase + kOff});
   EXPECT_FALSE(Observe(v.evs).asked);
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/event_script.h"
 #include "platforms/native.h"
 
 namespace safepoint::oracle {
@@ -12,16 +13,6 @@ namespace {
 
 constexpr uintptr_t kPc = 0x1000;
 constexpr int64_t kG = 1;
-
-void Add(harness::Observation* o, Ev kind, int64_t goid, uintptr_t pc = 0, Source src = Source::kNone) {
-  Event e{};
-  e.seq = o->events.size();
-  e.kind = kind;
-  e.goid = goid;
-  e.pc = pc;
-  e.source = src;
-  o->events.push_back(e);
-}
 
 // Armed at kPc for sysmon, asyncpreemptoff=1 (nothing to decide there): the
 // goroutine ran, trapped, and the other P ran goroutines until the end.
@@ -31,9 +22,10 @@ harness::Observation TrappedThenOthersRan() {
   o.trapped = true;
   o.pc = kPc;
   o.source = harness::RequestSource::kSysmon;
-  Add(&o, Ev::kResume, kG);
-  Add(&o, Ev::kTrap, kG, kPc);
-  for (int64_t g = 2; g < 6; g++) Add(&o, Ev::kResume, g), Add(&o, Ev::kGoExit, g);
+  EventScript s;
+  s.Add(Ev::kResume, {.goid = kG}).Add(Ev::kTrap, {.goid = kG, .pc = kPc});
+  for (int64_t g = 2; g < 6; g++) s.Add(Ev::kResume, {.goid = g}).Add(Ev::kGoExit, {.goid = g});
+  o.events = s.evs;
   return o;
 }
 
@@ -52,10 +44,10 @@ TEST(Judge, SysmonThatNeverRetookIsAProgressFinding) {
 
 TEST(Judge, ARetakeOrAnotherSourcesRequestAfterTheTrapIsProgress) {
   harness::Observation o = TrappedThenOthersRan();
-  Add(&o, Ev::kRetake, 0, 0, Source::kSysmon);
+  o.events = EventScript(o.events).Add(Ev::kRetake, {.source = Source::kSysmon, .goid = 0}).evs;
   EXPECT_EQ(Judge(NativePort(), AsyncPreemptOff(), o.end, o).progress, "");
   o = TrappedThenOthersRan();
-  Add(&o, Ev::kRequest, kG, 0, Source::kPreemptAll);
+  o.events = EventScript(o.events).Add(Ev::kRequest, {.source = Source::kPreemptAll, .goid = kG}).evs;
   EXPECT_EQ(Judge(NativePort(), AsyncPreemptOff(), o.end, o).progress, "");
 }
 
