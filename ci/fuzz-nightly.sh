@@ -155,13 +155,9 @@ for n in "${names[@]}"; do
 done
 
 count_files() { find "$1" -maxdepth 1 -type f 2>/dev/null | wc -l; }
-# The findings among a run's artifacts, a path a line: crash, timeout, OOM
-# and leak files (slow-unit- files are not findings: inputs over
-# -report_slow_units).
-findings_in() {
-  local a
-  for a in "$1"/crash-* "$1"/timeout-* "$1"/oom-* "$1"/leak-*; do [ -f "$a" ] && echo "$a"; done
-}
+# The findings among a run's artifacts, a path a line (what is one: the
+# report's KINDS).
+findings_in() { python3 "$here/fuzz_report.py" --findings="$1"; }
 
 # --- each config: build, then fuzz each target -----------------------------
 results="$out/results.tsv"

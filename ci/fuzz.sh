@@ -152,12 +152,13 @@ for c in "${configs[@]}"; do
 done
 found=0
 for c in "${configs[@]}"; do
-  # What ci/fuzz-nightly.sh counts as findings (its findings_in).
-  for f in "$out/$c/crashes/$c"/*/{crash,timeout,oom,leak}-*; do
-    [ -e "$f" ] || continue
-    found=1
-    echo "crash: $f"
-    echo "  replay: ./safepoint repro --arch=$c --show $f"
+  # What counts as a finding: the report's KINDS (ci/fuzz_report.py).
+  for d in "$out/$c/crashes/$c"/*/; do
+    while read -r f; do
+      found=1
+      echo "crash: $f"
+      echo "  replay: ./safepoint repro --arch=$c --show $f"
+    done < <(python3 "$here/fuzz_report.py" --findings="${d%/}")
   done
 done
 [ "$found" = 0 ] || rc=1

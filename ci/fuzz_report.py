@@ -10,6 +10,11 @@ in OUT/crashes/<config>/<target>/ and what each said when it was run again
 (OUT/logs/<config>/<target>.repro-<artifact>.log).
 
     python3 ci/fuzz_report.py --out=OUT --time=T --mode=M --corpus-dir=DIR [--extra=FLAGS]
+
+What counts as a finding among a run's artifacts is said here only (KINDS);
+ci/fuzz.sh and ci/fuzz-nightly.sh ask:
+
+    python3 ci/fuzz_report.py --findings=DIR    (the findings in DIR, a path a line)
 """
 import csv
 import datetime
@@ -21,7 +26,15 @@ import sys
 STATS = re.compile(r"^#(\d+)[:\s].*\bcov: (\d+) ft: (\d+) corp: (\d+)")
 EXECS_PER_SEC = re.compile(r"\bexec/s: (\d+)")
 SECONDS = re.compile(r"\btime: (\d+)s")
+# The artifacts that are findings: libFuzzer's crash, timeout, OOM and leak
+# files. slow-unit- files are not (inputs over -report_slow_units).
 KINDS = ("crash", "timeout", "oom", "leak")
+
+
+def findings(art_dir):
+    """The finding artifacts in art_dir, sorted: the kinds in KINDS' order."""
+    arts = sorted(os.listdir(art_dir)) if os.path.isdir(art_dir) else []
+    return [a for k in KINDS for a in arts if a.startswith(k + "-") and os.path.isfile(os.path.join(art_dir, a))]
 
 
 def last_stats(path):
@@ -90,6 +103,11 @@ def fmt(n):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1].startswith("--findings="):
+        d = sys.argv[1].partition("=")[2]
+        for a in findings(d):
+            print(os.path.join(d, a))
+        return 0
     args = {"--out": None, "--time": "?", "--mode": "opt", "--corpus-dir": "?", "--extra": ""}
     for a in sys.argv[1:]:
         key, _, value = a.partition("=")
@@ -129,13 +147,12 @@ def main():
         avg = execs // secs if execs is not None and secs else None
         whole_run.setdefault(c, []).append((t, avg))
         art_dir = os.path.join(out, "crashes", c, t)
-        arts = sorted(os.listdir(art_dir)) if os.path.isdir(art_dir) else []
-        by_kind = {k: [a for a in arts if a.startswith(k + "-")] for k in KINDS}
+        found = findings(art_dir)
+        by_kind = {k: [a for a in found if a.startswith(k + "-")] for k in KINDS}
         status = {"ok": "ok", "found": "**found**"}.get(r["status"], f"**{r['status']}** (exit {r['rc']})")
         corpus = "-" if r["corpus_before"] == "-" else f"{r['corpus_before']} → {r['corpus_after']}"
         lines.append(f"| {c} | {t} | {status} | {fmt(execs)} | {fmt(eps)} | {fmt(avg)} | {fmt(cov)} | {fmt(ft)} | {corpus} | "
                      f"{len(by_kind['crash']) + len(by_kind['leak'])} | {len(by_kind['timeout'])} | {len(by_kind['oom'])} |")
-        found = [a for k in KINDS for a in by_kind[k]]
         if not found:
             continue
         flags = f" {extra}" if extra else ""

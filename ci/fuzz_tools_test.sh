@@ -121,4 +121,11 @@ expect "| amd64 | 28571 | 24336 | 0.86 | a_fuzz 70,683 | 3 rounds of 2000, one C
 expect "| loong64 | - | - | - | a_fuzz - | async_bench did not build |"
 grep -q "garbage" "$r" && die "report.md shows a malformed ceiling.tsv line"
 python3 "$here/fuzz_report.py" --bogus=1 >/dev/null 2>&1 && die "fuzz_report.py accepted an unknown flag"
+# What ci/fuzz.sh and ci/fuzz-nightly.sh list as findings: crash before
+# timeout, never a slow unit; a folder that is not there has none.
+a="$out/crashes/arm64/a_fuzz"
+got=$(python3 "$here/fuzz_report.py" --findings="$a") || die "fuzz_report.py --findings failed"
+want=$(printf '%s\n' "$a/crash-034f" "$a/crash-77aa" "$a/timeout-1a10")
+[ "$got" = "$want" ] || die "--findings listed:"$'\n'"$got"$'\n'"want:"$'\n'"$want"
+[ -z "$(python3 "$here/fuzz_report.py" --findings="$out/nowhere")" ] || die "--findings listed a folder that is not there"
 echo "fuzz_tools_test: ok"
