@@ -351,5 +351,45 @@ end
     if (e.kind == Ev::kPreemptPark) EXPECT_EQ(e.arg, 0) << "parked at the synchronous safe point";
 }
 
+// --- suspendG gives up while the goroutine goes to park ------------------
+// suspendG's give-up (the harness's bound on it, or the run's end) takes
+// preemptStop back. A goroutine that already saw preemptStop and is on its
+// way into preemptPark must not park then: nobody would claim it, and a
+// program waiting for it would end in a false deadlock. It is preempted as
+// by any other request and runs on. The hook holds it at that moment until
+// suspendG has given up; suspendG's bound is doubled until the goroutine
+// got there within it (spin calls nonleaf, a prologue check, every turn).
+TEST(Suspend_9_7_6, AGoroutineOnItsWayToParkWhenSuspendGGivesUpRunsOn) {
+  RuntimeOptions opts = TestOptions();
+  opts.settings.godebug = "asyncpreemptoff=1";  // every port: the synchronous path
+  std::atomic<bool> at_park{false}, gave_up{false}, hook_waited_out{false};
+  opts.hooks.before_preempt_park = [&](Runtime&, G* gp) {
+    if (gp->goid != kFirstG || at_park.exchange(true)) return;
+    if (!WaitFor([&] { return gave_up.load(); }, 60)) hook_waited_out = true;
+  };
+  Problems bad;
+  Outcome o = RunScenario(SpinProgram("  call main.nonleaf"), std::move(opts), [&](Runtime& rt) {
+    if (!WaitFor([&] { return rt.global(kSpinStarted) == 1; })) {
+      bad.push_back("waited 60 s for spin to start");
+    } else {
+      G* gp = rt.FindG(kFirstG);
+      for (int64_t bound = 1'000'000; !at_park.load() && bound <= 16'000'000'000; bound *= 2) {
+        // (Held only where an earlier give-up left spin rescheduled: a
+        // blocking safe point.)
+        rt.resumeG(rt.suspendG(gp, bound));
+      }
+      gave_up = true;
+      if (!at_park.load()) bad.push_back("spin never reached preemptPark within suspendG's bound (up to 16 s)");
+      else if (!SpinAdvances(rt)) bad.push_back("spin did not run on after suspendG gave up (30 s): it parked");
+    }
+    rt.set_global(kSpinStop, 1);
+  });
+  ASSERT_TRUE(bad.empty()) << Join(bad);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_FALSE(hook_waited_out.load()) << "preemptPark's hook waited 60 s for suspendG to give up";
+  EXPECT_GE(o.Count(Ev::kSuspendGiveUp, kFirstG), 1u);
+  EXPECT_EQ(o.Count(Ev::kPreemptPark, kFirstG), 0u) << "spin parked for a suspendG that had given up";
+}
+
 }  // namespace
 }  // namespace safepoint::conformance

@@ -121,6 +121,10 @@ struct RuntimeHooks {
   // during concurrent marking (that goroutine already resumed): a test
   // makes goroutines allocate while marking is on.
   std::function<void(Runtime&, G*)> gc_after_stack_scan;
+  // Runs on g0 in preemptPark, after its caller saw preemptStop and before
+  // the goroutine's status changes: a test withdraws suspendG's request at
+  // that moment.
+  std::function<void(Runtime&, G*)> before_preempt_park;
 };
 
 struct RuntimeMutations {

@@ -98,7 +98,9 @@ struct G {
   // while execute uses it up and records kResume: each pair one step
   // against the other (RequestOrder).
   std::atomic<bool> request_order{false};
-  bool preemptStop = false;             // park for a stack scan instead of gopreempt_m
+  // Park for a stack scan instead of gopreempt_m. Set and withdrawn by
+  // suspendG (holding the scan bit of a running G), read by the G itself.
+  std::atomic<bool> preemptStop{false};
   bool preemptShrink = false;           // shrink at the next synchronous safe point
   bool asyncSafePoint = false;          // stopped at an asynchronous safe point
   bool syncSafePoint = false;           // stopped at a synchronous safe point
@@ -309,6 +311,13 @@ class Runtime {
   };
   SuspendState suspendG(G* gp, int64_t bound_ns = 60'000'000'000);
   void resumeG(const SuspendState& s);
+  // suspendG's withdrawal, when it gives up: takes preemptStop back from gp
+  // while holding the scan bit of a running G, so that a G already on its
+  // way to preemptPark sees it gone there and is preempted as by any other
+  // request instead of parking with nobody to claim it. False when it is
+  // too late: gp parked (or is parking) for it, and the caller claims it.
+  // Public for the test that withdraws at that moment.
+  bool withdrawStop(G* gp);
   // The collector's step on one suspended goroutine's stack (14.5): shrink
   // it now if isShrinkStackSafe, else set preemptShrink so that newstack
   // shrinks it at the next synchronous safe point. Call with the scan bit

@@ -314,9 +314,9 @@ void Runtime::asyncPreempt2(G* gp) {
   // A collection while this preemption holds the goroutine (the sweep's).
   // It parks (preemptPark), and the collector's worker takes it from there.
   if (opts_.hooks.collect_at_async_preempt && !gc_active_.load() && !stopping_.load())
-    gp->gc_park = gp->preemptStop = true;
+    gp->gc_park = true, gp->preemptStop.store(true);
   // suspendG's request: park for the scan instead of rescheduling.
-  if (gp->preemptStop) preemptPark(gp, true);
+  if (gp->preemptStop.load()) preemptPark(gp, true);
   goschedImpl(gp);
 }
 

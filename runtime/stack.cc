@@ -141,7 +141,7 @@ void Runtime::newstack(G* gp) {
       shrinkstack(gp);
     }
     // suspendG's request: park for the scan instead of rescheduling.
-    if (gp->preemptStop) preemptPark(gp, false);
+    if (gp->preemptStop.load()) preemptPark(gp, false);
     gopreempt_m(gp);
   }
   // Real growth: twice the size, copied.

@@ -64,7 +64,7 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
         uint32_t e = s;
         if (!gp->atomicstatus.compare_exchange_strong(e, s | _Gscan)) break;
         // The scan bit makes the stack ours: the request can go.
-        gp->preemptStop = false;
+        gp->preemptStop.store(false);
         gp->preempt.store(false);
         gp->stackguard0.store(gp->stack.lo + kStackGuard);
         events_.Record(Ev::kSuspend, gp->goid, Reason::kNone, 0, stopped ? _Gpreempted : s, Source::kSuspendG);
@@ -89,7 +89,7 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
           events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, m2 && m2->p ? m2->p->id : -1, Source::kSuspendG);
           requested = true;
         }
-        if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop = true;
+        if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop.store(true);
         gp->preempt.store(true);
         gp->stackguard0.store(kStackPreempt);
         uint32_t gen2 = m2 ? m2->preemptGen.load() : 0;
@@ -116,8 +116,9 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
       // run has ended: a goroutine whose M faulted never stops, and Go's
       // process would be gone (the requester's suspendG waited out its
       // 30 s bound after a Go 1.26 liveness fault: the one-hour campaign's
-      // riscv64 slow unit, with a collection at the preemption).
-      gp->preemptStop = false;
+      // riscv64 slow unit, with a collection at the preemption). Too late
+      // if it parked for us meanwhile: then it is claimed as ever.
+      if (!withdrawStop(gp)) continue;
       events_.Record(Ev::kSuspendGiveUp, gp->goid, Reason::kNone, 0, sent, Source::kSuspendG);
       suspending_.fetch_sub(1);
       std::lock_guard<std::mutex> lk(mu_);
@@ -125,6 +126,29 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
       return st;
     }
     if (i >= 64) sched_yield();
+  }
+}
+
+bool Runtime::withdrawStop(G* gp) {
+  for (;;) {
+    uint32_t s = gp->atomicstatus.load();
+    if (s == _Gpreempted || s == (_Gpreempted | _Gscan)) return false;
+    if (s == (_Grunning | _Gscan)) {  // another's request or preemptPark's own step: a moment
+      sched_yield();
+      continue;
+    }
+    if (s == _Grunning) {
+      // preemptPark's step from _Grunning waits while we hold the bit, and
+      // looks at preemptStop again after it.
+      uint32_t e = _Grunning;
+      if (!gp->atomicstatus.compare_exchange_strong(e, _Grunning | _Gscan)) continue;
+      gp->preemptStop.store(false);
+      gp->atomicstatus.store(_Grunning);
+      return true;
+    }
+    // Not running: not on its way to preemptPark.
+    gp->preemptStop.store(false);
+    return true;
   }
 }
 
@@ -148,8 +172,16 @@ void Runtime::resumeG(const SuspendState& s) {
 }
 
 void Runtime::preemptPark(G* gp, bool async) {
+  if (opts_.hooks.before_preempt_park) opts_.hooks.before_preempt_park(*this, gp);
   M* m = gp->m;
   casgstatus(gp, _Grunning, _Gpreempted | _Gscan);
+  if (!gp->preemptStop.load()) {
+    // suspendG withdrew (withdrawStop) after our caller looked: nobody
+    // would claim a parked G. An ordinary preemption, then.
+    gp->atomicstatus.store(_Grunning);
+    if (async) goschedImpl(gp);
+    gopreempt_m(gp);
+  }
   events_.Record(Ev::kPreemptPark, gp->goid, Reason::kNone, gp->sched.pc, async ? 1 : 0);
   mu_.lock();
   dropg(m);
