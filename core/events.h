@@ -14,7 +14,7 @@
 namespace safepoint {
 
 enum class Ev : uint8_t {
-  kRequest,        // preemptone set preempt and stackPreempt (source says who)
+  kRequest,        // preemptone set preempt and stackPreempt (source says who; arg = the P whose preempt flag it set too, -1 none)
   kSkip,           // preemptone skipped its target (reason says why)
   kDeferred,       // newstack saw stackPreempt but canPreemptM failed (reason)
   kPreemptSync,    // newstack accepted: gopreempt_m (pc = the function's PC)

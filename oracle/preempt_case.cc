@@ -212,15 +212,30 @@ std::string Describe(const Case& c, const CaseResult& r) {
     // What the runtime did after the trap instead of deciding there (for a
     // chained point, from the trap of the point before it, whose request
     // may still be in flight).
+    // For the protocol oracle, the 64 events that end in the one where the
+    // problem showed.
     const uintptr_t from_pc = r.judgement.point > 1 ? o.then[r.judgement.point - 2].pc : o.pc;
-    s += std::string("  events after the ") + (&d == &o ? "trap" : "trap of the point before") + ":";
+    const bool protocol = !r.judgement.protocol.ok();
+    size_t first = 0;
+    if (protocol) {
+      size_t last = 0;
+      while (last + 1 < o.events.size() && o.events[last].seq < r.judgement.protocol.seq) last++;
+      first = last >= 63 ? last - 63 : 0;
+      s += "  the events up to #" + std::to_string(r.judgement.protocol.seq) + ":";
+    } else {
+      s += std::string("  events after the ") + (&d == &o ? "trap" : "trap of the point before") + ":";
+    }
     int shown = 0;
     bool after = false;
-    for (const Event& e : o.events) {
-      after = after || (e.kind == Ev::kTrap && e.pc == from_pc) || !r.judgement.protocol.ok();
+    for (size_t i = first; i < o.events.size(); i++) {
+      const Event& e = o.events[i];
+      after = after || (e.kind == Ev::kTrap && e.pc == from_pc) || protocol;
       if (!after || shown == 64) continue;
       s += std::string(" ") + EvName(e.kind) + (e.source != Source::kNone ? std::string("/") + SourceName(e.source) : "") +
-           (e.goid != 0 ? ":g" + std::to_string(e.goid) : "") + (e.pc == d.pc ? "@armed" : "") +
+           (e.goid != 0 ? ":g" + std::to_string(e.goid) : "") +
+           // The P a goroutine runs on, and the P whose flag a request raised.
+           ((e.kind == Ev::kResume || e.kind == Ev::kRequest) && e.arg >= 0 ? ",p" + std::to_string(e.arg) : "") +
+           (e.pc == d.pc ? "@armed" : "") +
            (&d != &o && e.pc == from_pc ? "@before" : "");
       shown++;
     }

@@ -11,11 +11,13 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
     bool async_stopped = false;  // off its M at an asynchronous safe point
     bool stop_requested = false;  // suspendG asked it to stop while it ran
     bool must_park = false;       // preempted with that request: preemptPark comes next
+    int64_t p = -1;               // the P it last started running on (kResume)
   };
   std::map<int64_t, PerG> gs;
   std::set<int64_t> global;             // goroutines on the global run queue, as the events tell
   std::set<int64_t> taken;              // taken off it, their execute not yet recorded
   std::map<int64_t, int> others_run;    // per P: executes of others while the global queue waited
+  std::set<int64_t> p_flag;             // Ps whose preempt flag a request raised since their last execute
   auto at = [](const Event& e) {
     return "goroutine " + std::to_string(e.goid) + ", event #" + std::to_string(e.seq) + " (" + EvName(e.kind) + ")";
   };
@@ -44,7 +46,8 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
           return {"the global run queue starved",
                   at(e) + ": P " + std::to_string(e.arg) + " executed " + std::to_string(others_run[e.arg]) +
                       " goroutines from elsewhere while goroutine " + std::to_string(*global.begin()) +
-                      " waited on the global run queue (it goes first once in 61)"};
+                      " waited on the global run queue (it goes first once in 61)",
+                  e.seq};
         }
         if (global.empty()) others_run.clear();
         break;
@@ -55,10 +58,16 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
       case Ev::kRequest:
         g.requested = true;
         if (e.source == Source::kSuspendG) g.stop_requested = true;
+        if (e.arg >= 0) p_flag.insert(e.arg);
         break;
       case Ev::kPreemptSync:
       case Ev::kPreemptAsync:
-        if (!g.requested) return {"a preemption without a request", at(e) + ": no request since it last ran"};
+        // The P's flag asks the signal handler for whatever goroutine the
+        // P runs: an asynchronous preemption may answer a request raised
+        // for the goroutine before it there.
+        if (!g.requested && !(e.kind == Ev::kPreemptAsync && g.p >= 0 && p_flag.count(g.p) > 0))
+          return {"a preemption without a request",
+                  at(e) + ": no request since it last ran, for it or on its P", e.seq};
         g.requested = false;
         if (e.kind == Ev::kPreemptAsync) g.async_stopped = true;
         if (g.stop_requested) g.must_park = true;
@@ -71,16 +80,18 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
       case Ev::kResume:
         if (g.must_park)
           return {"suspendG's request ended without a park",
-                  at(e) + ": preempted while suspendG asked it to stop, and not parked in preemptPark"};
+                  at(e) + ": preempted while suspendG asked it to stop, and not parked in preemptPark", e.seq};
         g.stop_requested = false;  // claimed, withdrawn, or running again
         if (e.kind == Ev::kResume) {
-          g.requested = false;  // execute uses the request up
+          g.requested = false;  // execute uses the request up, and its P's flag
           g.async_stopped = false;
+          g.p = e.arg;
+          p_flag.erase(e.arg);
         }
         break;
       case Ev::kShrink:
         if (g.async_stopped)
-          return {"a stack shrunk at an asynchronous safe point", at(e) + ": stopped by asyncPreempt2, not yet resumed"};
+          return {"a stack shrunk at an asynchronous safe point", at(e) + ": stopped by asyncPreempt2, not yet resumed", e.seq};
         break;
       default:
         break;

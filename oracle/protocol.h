@@ -6,7 +6,12 @@
 //     goroutine (preemptone, suspendG, armed delivery) since the goroutine
 //     last started running: execute uses the request up, as Go's clears
 //     gp.preempt. A request that outlives its preemption preempts again
-//     with nobody asking (releasem re-arms it at the next unlock).
+//     with nobody asking (releasem re-arms it at the next unlock). An
+//     asynchronous one may also answer a request that raised its P's flag
+//     (pp.preempt, the kRequest's arg) since the P's last execute: the
+//     signal handler preempts whatever goroutine that P runs, so sysmon's
+//     request for the goroutine it saw there may stop the one that
+//     followed it.
 //   - a stack does not move at an asynchronous safe point. Between
 //     asyncPreempt2 taking a goroutine off its M and execute resuming it,
 //     its top two frames have no stack map, so shrinkstack must not copy
@@ -39,6 +44,7 @@ namespace safepoint::oracle {
 struct ProtocolProblem {
   std::string rule;    // constant: "a preemption without a request", ...
   std::string detail;  // which goroutine, at which event
+  uint64_t seq = 0;    // that event's
   bool ok() const { return rule.empty(); }
 };
 

@@ -35,6 +35,32 @@ TEST(Protocol, ExecuteUsesARequestUpEvenWithoutAPreemption) {
   EXPECT_EQ(CheckProtocol(l.evs).rule, "a preemption without a request");
 }
 
+TEST(Protocol, APsFlagAsksForWhicheverGoroutineThePRuns) {
+  // sysmon looked at P 0's curg (goroutine 2), which had just left it;
+  // its request raised P 0's flag after goroutine 1's execute there, and
+  // the signal handler preempted goroutine 1 (Go's pp.preempt).
+  auto run = [](Ev preemption, int64_t flag_p, bool flag_before_resume) {
+    EventScript l;
+    const EventFields stale = {.source = Source::kSysmon, .goid = 2, .arg = flag_p};
+    if (flag_before_resume) l.Add(Ev::kRequest, stale);
+    l.Add(Ev::kResume, {.goid = 1, .arg = 0});
+    if (!flag_before_resume) l.Add(Ev::kRequest, stale);
+    l.Add(preemption, {.goid = 1});
+    return CheckProtocol(l.evs);
+  };
+  ProtocolProblem p = run(Ev::kPreemptAsync, 0, false);
+  EXPECT_TRUE(p.ok()) << p.detail;
+  // The flag is the signal handler's: newstack looks at the goroutine's own.
+  EXPECT_EQ(run(Ev::kPreemptSync, 0, false).rule, "a preemption without a request");
+  // Execute clears it: raised before goroutine 1 ran, it asks nothing of it.
+  p = run(Ev::kPreemptAsync, 0, true);
+  EXPECT_EQ(p.rule, "a preemption without a request");
+  EXPECT_EQ(p.seq, 2u);
+  // Another P's flag, or none (asyncpreemptoff, suspendG).
+  EXPECT_EQ(run(Ev::kPreemptAsync, 1, false).rule, "a preemption without a request");
+  EXPECT_EQ(run(Ev::kPreemptAsync, -1, false).rule, "a preemption without a request");
+}
+
 TEST(Protocol, AShrinkWaitsForTheResume) {
   EventScript ok;
   ok.Add(Ev::kResume).Add(Ev::kRequest).Add(Ev::kPreemptAsync).Add(Ev::kShrinkDeferred, {.arg = 1}).Add(Ev::kResume);

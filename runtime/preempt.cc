@@ -70,24 +70,28 @@ bool Runtime::preemptone(P* pp, Source src) {
 }
 
 bool Runtime::requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src) {
+  // asynchronous: the P's flag too, and a signal to the M, where the port
+  // supports it.
+  const bool async = async_supported_ && debug_.asyncpreemptoff == 0;
   {
     // Recorded before it is raised, so that nothing it causes comes first
     // in the log; and with execute kept out between the two, so that a
     // request raised on a stale look at curg (sysmon's, retaking a P
     // whose goroutine was meanwhile preempted and run again) is recorded
     // on the side of kResume it was raised on. Both orders were seen by
-    // the one-hour campaign as "a preemption without a request".
-    RequestOrder order(gp);
-    events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, pp ? pp->id : -1, src);
+    // the one-hour campaign as "a preemption without a request". The P's
+    // flag is raised in the same step, against the P's execute: raised
+    // after it, it was seen by the fifth hour's campaign (loong64, sysmon)
+    // preempting the goroutine that execute had just run there, with the
+    // request recorded before that goroutine's kResume. The event's arg
+    // names the P whose flag it raised (-1: none).
+    RequestOrder order(gp, async ? pp : nullptr);
+    events_.Record(Ev::kRequest, gp->goid, Reason::kNone, pc, async && pp ? pp->id : -1, src);
     gp->preempt.store(true);
     gp->stackguard0.store(kStackPreempt);  // synchronous: the next prologue check fails
+    if (async && pp) pp->preempt.store(true);
   }
-  // asynchronous: a signal to the M, where the port supports it.
-  if (async_supported_ && debug_.asyncpreemptoff == 0) {
-    if (pp) pp->preempt.store(true);
-    return preemptM(mp);
-  }
-  return false;
+  return async ? preemptM(mp) : false;
 }
 
 void Runtime::preemptall(Source src) {

@@ -390,7 +390,7 @@ void Runtime::execute(M* m, G* gp) {
   // under //fuzz:preempt_fuzz with sysmon as the source, saw a preemption
   // "without a request".)
   {
-    RequestOrder order(gp);  // a request raised now is wholly before this or wholly after
+    RequestOrder order(gp, pp);  // a request raised now (for gp, or on pp) is wholly before this or wholly after
     if (!opts_.mutations.live_request) {
       // The request that stopped it (if any) is used up.
       gp->preempt.store(false);

@@ -96,7 +96,7 @@ struct G {
   std::atomic<bool> preempt{false};     // a preemption request is pending
   // Held while a request is raised and recorded (requestPreemption) and
   // while execute uses it up and records kResume: each pair one step
-  // against the other (RequestOrder).
+  // against the other (RequestOrder, which holds the P's as well).
   std::atomic<bool> request_order{false};
   // Park for a stack scan instead of gopreempt_m. Set and withdrawn by
   // suspendG (holding the scan bit of a running G), read by the G itself.
@@ -121,22 +121,6 @@ struct G {
   // two frames it scans conservatively while asyncSafePoint holds.
   uintptr_t async_pc = 0, async_sp = 0, async_lr = 0;
   bool gc_park = false;  // parked for the collection at this preemption (hooks.collect_at_async_preempt)
-};
-// A raised request and its kRequest event, against execute's use of it and
-// its kResume, as one step each: the log then says what the goroutine saw.
-// A spin (the trap handler raises requests; no thread holds it for more
-// than a few stores and an event).
-class RequestOrder {
- public:
-  explicit RequestOrder(G* gp) : gp_(gp) {
-    while (gp_->request_order.exchange(true, std::memory_order_acquire)) sched_yield();
-  }
-  ~RequestOrder() { gp_->request_order.store(false, std::memory_order_release); }
-  RequestOrder(const RequestOrder&) = delete;
-  RequestOrder& operator=(const RequestOrder&) = delete;
-
- private:
-  G* gp_;
 };
 
 static_assert(offsetof(G, stack) == G_STACK_LO && offsetof(G, stackguard0) == G_STACKGUARD0 &&
@@ -185,12 +169,43 @@ struct P {
   std::atomic<uint32_t> schedtick{0};   // incremented on every execute
   std::atomic<uint32_t> syscalltick{0};
   std::atomic<bool> preempt{false};     // asynchronous request for this P
+  std::atomic<bool> request_order{false};  // its raise against execute's clear (RequestOrder)
   // sysmon's last view of this P.
   uint32_t sysmon_tick = 0;
   int64_t sysmon_when = 0;
 };
 
 static_assert(offsetof(P, xscratch) == P_XSCRATCH);
+
+// A raised request and its kRequest event, against execute's use of it and
+// its kResume, as one step each: the log then says what the goroutine saw.
+// Both the goroutine's order and, where the request raises the P's flag
+// too, the P's: that flag asks for whatever goroutine the P runs until its
+// next execute clears it, which may be another goroutine than the one the
+// request names (preemptone looked at a curg that has since left the P).
+// The goroutine's is taken first, the P's second, everywhere. A spin (the
+// trap handler raises requests; no thread holds one for more than a few
+// stores and an event).
+class RequestOrder {
+ public:
+  RequestOrder(G* gp, P* pp) : g_(&gp->request_order), p_(pp ? &pp->request_order : nullptr) {
+    Take(g_);
+    if (p_) Take(p_);
+  }
+  ~RequestOrder() {
+    if (p_) p_->store(false, std::memory_order_release);
+    g_->store(false, std::memory_order_release);
+  }
+  RequestOrder(const RequestOrder&) = delete;
+  RequestOrder& operator=(const RequestOrder&) = delete;
+
+ private:
+  static void Take(std::atomic<bool>* order) {
+    while (order->exchange(true, std::memory_order_acquire)) sched_yield();
+  }
+  std::atomic<bool>* g_;
+  std::atomic<bool>* p_;
+};
 
 // A fatal error (Throw, a fault in the harness itself) normally ends the
 // process with exit status 2, as Go's do. An in-process fuzzer sets this so

@@ -86,7 +86,7 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
         // Recorded before it is raised: nothing it causes comes first in
         // the log (runtime/preempt.cc's requestPreemption).
         if (!requested || !standing) {
-          events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, m2 && m2->p ? m2->p->id : -1, Source::kSuspendG);
+          events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, -1, Source::kSuspendG);  // no P's flag
           requested = true;
         }
         if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop.store(true);
