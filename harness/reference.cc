@@ -45,8 +45,8 @@ class ReferenceRuntime : public RuntimeUnderTest {
   // asyncPreempt2 shows the save area to the harness first (a test's own
   // hook runs after): the frame at the goroutine's SP, and the extended
   // state xRegSave moved into the G (or, under the shared-scratch mutation,
-  // still in the P's scratch area, which holds it until the P runs another
-  // goroutine). The image is shared with the hook: an abandoned M may reach
+  // still in the P's scratch area, whose vectors asyncPreempt2 poisons
+  // after this hook). The image is shared with the hook: an abandoned M may reach
   // asyncPreempt2 after this object is gone.
   static RuntimeOptions WithSaveArea(RuntimeOptions opts, std::shared_ptr<SaveAreaImage> save) {
     auto then = std::move(opts.hooks.on_async_preempt);

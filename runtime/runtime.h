@@ -582,6 +582,9 @@ class Runtime {
   // What sp_clobber writes into the flag and control registers: every bit
   // setflags controls.
   uint64_t clobber_flags_[ir::kFlagsWords] = {};
+  // The tier's vector registers in a P's scratch area (offset, bytes): what
+  // asyncPreempt2 poisons once xRegSave has moved them into the G.
+  std::vector<std::pair<uint32_t, uint32_t>> scratch_vectors_;
   // Stop-the-world and forEachP.
   std::atomic<bool> gcwaiting_{false};
   std::atomic<int> stopped_ps_{0};

@@ -178,6 +178,9 @@ void Runtime::InitAsync() {
   xstate_bytes_ = port.tiers[tier].scratch_bytes;
   std::vector<const SavedReg*> flags = FlagRegs(port);
   for (size_t i = 0; i < flags.size() && i < ir::kFlagsWords; i++) clobber_flags_[i] = flags[i]->setflags_mask;
+  for (const SavedReg& r : port.saved_regs)
+    if (r.kind == SavedReg::kVector && r.tier == tier && r.offset + r.size <= xstate_bytes_)
+      scratch_vectors_.emplace_back(r.offset, r.size);
   async_preempt_stack_ = AsyncPreemptStackOf(port);
   constexpr size_t kStackNosplit = 800;
   if (async_preempt_stack_ > kStackNosplit) Throw("asyncPreemptStack exceeds the nosplit limit");
@@ -311,6 +314,14 @@ void Runtime::asyncPreempt2(G* gp) {
   sp_clobber(xstate_tier_, clobber_flags_);
   events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
   if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
+  // What xRegSave left in the P's scratch area is dead until the P's next
+  // asynchronous preemption: its vectors are poisoned (after the harness's
+  // hook has read the save area), so that a goroutine whose registers were
+  // left there (the shared-scratch mutation) loses them at once, and does
+  // not wait for another preemption on this P, or a resume on another P,
+  // to come first: a timing the one-hour machine did not always give
+  // (amd64 under QEMU, busy: not found in 60 s; quiet: 4 s).
+  for (const auto& [off, n] : scratch_vectors_) memset(gp->m->p->xscratch + off, 0xdb, n);
   // A collection while this preemption holds the goroutine (the sweep's).
   // It parks (preemptPark), and the collector's worker takes it from there.
   if (opts_.hooks.collect_at_async_preempt && !gc_active_.load() && !stopping_.load())
