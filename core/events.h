@@ -46,7 +46,7 @@ enum class Ev : uint8_t {
   kSuspendGiveUp,  // suspendG's bound passed with the G still running (arg = preemptM calls)
   kShrink,         // shrinkstack copied the stack to half its size (arg = the new size)
   kShrinkDeferred, // the collector could not shrink now (isShrinkStackSafe): preemptShrink set (arg 1: async safe point, 2: syscall)
-  kSTWGiveUp,      // stopTheWorldWithSema's round bound passed with a P still running (arg = rounds)
+  kSTWGiveUp,      // stopTheWorldWithSema gave up with a P still running: its round bound passed, or the run ended (arg = rounds)
   kAlloc,          // mallocgc made an object (pc = its address, arg = its index, negative when allocated black)
   kGCStart,        // a collection began marking (arg = cycle)
   kGCScanStack,    // the collector scanned a goroutine's stack (arg = frames scanned conservatively: 0 or 2)

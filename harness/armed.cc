@@ -47,20 +47,37 @@ struct ArmedState {
 };
 ArmedState g_armed;
 
-// The registers of the last trap (TakeTrapRegisters): written by the
-// trapping M's handler, `m` published last; taken once.
+// The registers of each M's last trap (TakeTrapRegisters), one record per
+// M: written by the trapping M's handler and read by the same M's
+// asyncPreempt2, on one thread. (One record for all: a chained point's
+// trap on another M rewrote it while the first point's preemption read
+// it, and the save-area oracle compared a goroutine's registers with
+// main's; found by the preemption fuzzer on loong64, 4 of 40 processes.)
+// Taken once, by the trapped goroutine's preemption that answers the
+// first SIGURG its M handles after the trap (`gen`: the M's preemptGen at
+// the trap), in the same arm (`arm`: an earlier run's trap answers no
+// later preemption).
 struct TrapRecord {
   RegisterImage regs;
   uintptr_t pc = 0;
-  std::atomic<const M*> m{nullptr};
+  int64_t goid = 0;  // not the G: a G is reused by the goroutines after it
+  uint32_t gen = 0;
+  uint64_t arm = 0;
+  const M* m = nullptr;  // nullptr: none, or taken
 };
-TrapRecord g_trap;
+constexpr int kTrapRecords = 64;  // GOMAXPROCS' bound: one M per P, ids from 0
+TrapRecord g_traps[kTrapRecords];
+std::atomic<uint64_t> g_arms{0};  // Arm's count
+
+TrapRecord* TrapRecordOf(const M* m) { return m != nullptr && m->id >= 0 && m->id < kTrapRecords ? &g_traps[m->id] : nullptr; }
 
 // Only the vectors of the runtime's tier (`tier`): the oracle judges no
 // other, and amd64's wider ones are read from the XSAVE image.
-void RecordTrapRegisters(const ucontext_t* uc, const M* m, uintptr_t pc, int tier) {
+void RecordTrapRegisters(const ucontext_t* uc, const M* m, const G* gp, uintptr_t pc, int tier) {
+  TrapRecord* t = TrapRecordOf(m);
+  if (t == nullptr) return;
   const PortInfo& port = NativePort();
-  RegisterImage& img = g_trap.regs;
+  RegisterImage& img = t->regs;
   img.count = 0;
   for (const SavedReg& r : port.saved_regs) {
     if (img.count == RegisterImage::kMaxRegs) break;
@@ -70,8 +87,11 @@ void RecordTrapRegisters(const ucontext_t* uc, const M* m, uintptr_t pc, int tie
   }
   img.link_known = !port.link_reg.empty();
   img.link = img.link_known ? NativeContext::lr(uc) : 0;
-  g_trap.pc = pc;
-  g_trap.m.store(m, std::memory_order_release);
+  t->pc = pc;
+  t->goid = gp ? gp->goid : 0;
+  t->gen = m->preemptGen.load();
+  t->arm = g_arms.load();
+  t->m = m;
 }
 
 // The requester of the armed instruction's request when it is not the trap
@@ -149,15 +169,12 @@ void RequestOnce(Requester& q, Requester::Post& post) {
     }
     case RequestSource::kSuspendG: {
       // suspendG sends preemptM again only once 5 us have passed on the
-      // runtime's clock since the last (Go's nanotime). When sysmon runs
-      // on the hand-moved clock, that clock stands still: a signal refused
-      // was then never sent again, and suspendG waited out its bound (found
-      // by the one-hour campaign: a suspendG point refused at an unsafe
-      // point, chained with a sysmon point, 30 s per run). While it runs,
-      // time passes.
-      if (q.clock != nullptr) q.clock->Flow();
+      // runtime's clock since the last (Go's nanotime): real time, even
+      // when sysmon's stands still (hooks.sysmon_clock). (On sysmon's
+      // standing clock a refused signal was never sent again, and suspendG
+      // waited out its bound: a suspendG point refused at an unsafe point,
+      // chained with a sysmon point, 30 s per run.)
       Runtime::SuspendState st = rt.suspendG(gp, 30'000'000'000);
-      if (q.clock != nullptr) q.clock->Stand();
       post.settled.store(true);
       rt.resumeG(st);
       break;
@@ -193,8 +210,17 @@ void ArmNextPoint(Runtime& rt) {
   g_armed.off = p.off;
   g_armed.src = p.src;
   if (g_armed.npast < kMaxArmThen + 1) g_armed.past[g_armed.npast++] = p.off;
-  if (!rt.PatchCode(p.off, bp.data(), bp.size())) return;
+  // Published before the breakpoint is written: an M that traps on it then
+  // always finds it unowned and takes it. Published after, an M that
+  // trapped in between took it for another M's and waited for a restore
+  // nobody would do (the fifth one-hour campaign's loong64 timeout: main,
+  // the point's only caller, waited on itself; its collection's suspendG
+  // waited on main).
   g_armed.rt.store(&rt);
+  if (!rt.PatchCode(p.off, bp.data(), bp.size())) {
+    Runtime* want = &rt;
+    g_armed.rt.compare_exchange_strong(want, nullptr);
+  }
 }
 
 void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
@@ -225,12 +251,17 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   if (hit != g_armed.off || !g_armed.rt.compare_exchange_strong(expect, nullptr)) {
     // Another M hit it first (and may have armed the chain's next point
     // since): once its restore is visible, run the original instruction
-    // (bounded: the restore is a few system calls).
+    // (bounded: the restore is a few system calls). If the point at `hit`
+    // is armed again and nobody owns it (a chain that arms one instruction
+    // twice), or the bound passes, go back to it: a breakpoint still there
+    // traps again, and this M may take it then.
     const std::vector<uint8_t>& bp = NativePort().breakpoint;
-    for (long i = 0; i < 10'000'000; i++) {
+    const int64_t until = MonotonicNanos() + 1'000'000'000;
+    while (MonotonicNanos() < until) {
       uint8_t cur[16] = {};
       rt->ReadCode(hit, cur, g_armed.len);
       if (memcmp(cur, bp.data(), bp.size()) != 0) break;
+      if (g_armed.rt.load() == rt && g_armed.off == hit) break;
       sched_yield();
     }
     NativeContext::set_pc(uc, at);
@@ -240,8 +271,8 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   const RequestSource src = g_armed.src;
   rt->PatchCode(g_armed.off, g_armed.saved, g_armed.len);
   NativeContext::set_pc(uc, at);
-  RecordTrapRegisters(uc, m, at, rt->xstate_tier());
   G* gp = m->curg.load();
+  RecordTrapRegisters(uc, m, gp, at, rt->xstate_tier());
   // The stack room at the instruction (SP above the stack's low end), for
   // the decision oracle's stack rule: the signal will find the same SP.
   uintptr_t sp = NativeContext::sp(uc);
@@ -266,7 +297,9 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   // right after a sysmon point waited out the 60 s bound that way). So
   // this thread sends its own; the other, when it comes, finds the request
   // answered and is handled as any late SIGURG is.
-  auto signal_here = [] {
+  bool answered = false;  // a SIGURG is sure to arrive at the armed instruction
+  auto signal_here = [&answered] {
+    answered = true;
     sigset_t pending;
     if (sigpending(&pending) == 0 && sigismember(&pending, SIGURG)) return;
     syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGURG);
@@ -274,7 +307,8 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   if (src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
     // Sent here (tgkill to oneself), or coalesced into a signal another
     // thread marked: then send one here too.
-    if (!rt->preemptCurrent(m, at, Source::kArmed) && async && m->signalPending.load() != 0) signal_here();
+    if (rt->preemptCurrent(m, at, Source::kArmed)) answered = true;
+    else if (async && m->signalPending.load() != 0) signal_here();
   } else {
     // Points are posted one at a time (the next is armed below), so the
     // slot is this handler's alone until the count publishes it.
@@ -306,6 +340,10 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
       sched_yield();
     }
   }
+  // No signal is sure to come here: the trap's registers answer no later
+  // preemption (one at this PC in a loop, or where QEMU delivers signals,
+  // the start of a translation block, is another moment's registers).
+  if (!answered && TrapRecordOf(m) != nullptr) TrapRecordOf(m)->m = nullptr;
   ArmNextPoint(*rt);
   errno = saved_errno;
 }
@@ -369,7 +407,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
   }
   if (!ArmableAt(rt, off, err)) return false;
   InstallTrapHandler();
-  g_trap.m.store(nullptr);  // an earlier run's trap answers no later preemption
+  g_arms.fetch_add(1);  // an earlier run's trap answers no later preemption
   const std::vector<uint8_t>& bp = NativePort().breakpoint;
   g_armed.len = bp.size();
   g_armed.off = off;
@@ -432,11 +470,12 @@ bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err) {
 
 bool Armed() { return g_armed.rt.load() != nullptr; }
 
-bool TakeTrapRegisters(const M* m, uintptr_t pc, RegisterImage* out) {
-  const M* want = m;
-  if (m == nullptr || !g_trap.m.compare_exchange_strong(want, nullptr, std::memory_order_acquire)) return false;
-  if (pc != g_trap.pc) return false;
-  *out = g_trap.regs;
+bool TakeTrapRegisters(const M* m, const G* gp, uintptr_t pc, RegisterImage* out) {
+  TrapRecord* t = TrapRecordOf(m);
+  if (t == nullptr || t->m != m || t->arm != g_arms.load()) return false;
+  t->m = nullptr;
+  if (pc != t->pc || gp == nullptr || gp->goid != t->goid || m->preemptGen.load() != t->gen + 1) return false;
+  *out = t->regs;
   return true;
 }
 

@@ -72,12 +72,17 @@ bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err);
 uint32_t LabelOffset(const FuncTable& table, const ir::Program& prog, const std::string& fn, const std::string& label);
 // The registers at the armed instruction when it trapped, for the
 // save-area oracle: asked in asyncPreempt2 (RuntimeHooks::on_async_preempt)
-// by the runtime under test. True, with *out, when this is the first
-// asynchronous preemption on M `m` since the armed instruction trapped on
-// it and it stopped exactly there (async PC `pc`); each trap answers once,
-// so a later preemption at the same instruction (a loop) is never compared
-// with the trap's registers.
-bool TakeTrapRegisters(const M* m, uintptr_t pc, RegisterImage* out);
+// by the runtime under test. True, with *out, when this preemption of
+// goroutine `gp` (by goid: Gs are reused) on M `m` answers the first
+// SIGURG the M handled since the armed instruction trapped there on that
+// goroutine, a signal the trap handler made sure of, and stopped exactly
+// there (async PC `pc`); each trap answers once. A later preemption at the
+// same instruction (a loop, or another goroutine running the same code in
+// a reused G after the trapped one passed it without a signal) is never
+// compared with the trap's registers: found by the preemption fuzzer on
+// loong64, where 134 goroutines run one function, and QEMU delivers
+// signals at the starts of translation blocks.
+bool TakeTrapRegisters(const M* m, const G* gp, uintptr_t pc, RegisterImage* out);
 // Whether an instruction is armed and has not trapped yet.
 bool Armed();
 // Disarms (restores the instruction) if `rt` holds the armed one, and ends

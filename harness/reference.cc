@@ -52,7 +52,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
     auto then = std::move(opts.hooks.on_async_preempt);
     opts.hooks.on_async_preempt = [save, then](Runtime& rt, G* gp) {
       RegisterImage trap;
-      if (!save->seen && TakeTrapRegisters(gp->m, gp->async_pc, &trap)) {
+      if (!save->seen && TakeTrapRegisters(gp->m, gp, gp->async_pc, &trap)) {
         const PortInfo& port = NativePort();
         const uint8_t* frame = reinterpret_cast<const uint8_t*>(gp->sched.sp);
         save->frame.assign(frame, frame + port.async_frame);
@@ -66,11 +66,16 @@ class ReferenceRuntime : public RuntimeUnderTest {
     };
     return opts;
   }
-  // sysmon as a source: sysmon runs, on a clock the requester moves.
+  // sysmon as a source: sysmon runs, on a clock the requester moves; the
+  // rest of the runtime (suspendG's signals, stopTheWorld's rounds) paces
+  // itself on real time. (On the same standing clock, a collection's
+  // suspendG sent one signal and, refused, none again, and its
+  // stopTheWorld never began a second round: the fifth one-hour
+  // campaign's loong64 timeout waited that way on a goroutine.)
   static RuntimeOptions WithClock(RuntimeOptions opts, ManualClock* clock) {
     if (clock != nullptr) {
       opts.hooks.sysmon = true;
-      opts.hooks.clock = clock;
+      opts.hooks.sysmon_clock = clock;
     }
     return opts;
   }

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,33 +38,15 @@ class Clock {
   virtual ~Clock() = default;
   virtual int64_t Now() = 0;  // nanoseconds
 };
-// A clock that stands still until moved by hand (Advance, Set), or, between
-// Flow and Stand, follows real time from where it stood: a harness that
-// holds sysmon's time still can let it pass for what paces itself on the
-// same clock (suspendG's preemptM at most every 5 us) while that runs.
+// A clock that stands still until moved by hand (Advance, Set).
 class ManualClock : public Clock {
  public:
   int64_t Now() override {
     reads_.fetch_add(1);
-    if (!flowing_.load()) return now_.load();
-    std::lock_guard<std::mutex> lk(mu_);
-    return now_.load() + (since_ != 0 ? MonotonicNanos() - since_ : 0);
+    return now_.load();
   }
   void Advance(int64_t ns) { now_.fetch_add(ns); }
   void Set(int64_t ns) { now_.store(ns); }
-  void Flow() {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (since_ != 0) return;
-    since_ = MonotonicNanos();
-    flowing_.store(true);
-  }
-  void Stand() {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (since_ == 0) return;
-    now_.fetch_add(MonotonicNanos() - since_);  // before flowing_ clears: never a step back
-    since_ = 0;
-    flowing_.store(false);
-  }
   // How often the clock was read: a test waits for the runtime to have
   // looked at the time again (a handshake, not a sleep).
   uint64_t reads() const { return reads_.load(); }
@@ -73,9 +54,6 @@ class ManualClock : public Clock {
  private:
   std::atomic<int64_t> now_{0};
   std::atomic<uint64_t> reads_{0};
-  std::atomic<bool> flowing_{false};
-  std::mutex mu_;
-  int64_t since_ = 0;  // real time when it began to flow (under mu_; 0: standing)
 };
 
 // Whether the collector scans a goroutine's extended register state (the
@@ -96,7 +74,13 @@ struct RuntimeExperiments {
 
 struct RuntimeHooks {
   bool sysmon = true;                // run the sysmon thread
-  Clock* clock = nullptr;            // sysmon's clock; nullptr: CLOCK_MONOTONIC
+  // The runtime's clock: sysmon's forcePreemptNS, suspendG's 5 us between
+  // signals, stopTheWorldWithSema's 100 us between rounds. nullptr:
+  // CLOCK_MONOTONIC.
+  Clock* clock = nullptr;
+  // sysmon's alone, where it is not `clock`: a harness that moves sysmon's
+  // time by hand while the rest paces itself on real time, as Go's does.
+  Clock* sysmon_clock = nullptr;
   bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
   size_t event_capacity = 1 << 17;   // events kept; more are counted as dropped
   bool event_times = true;           // events carry CLOCK_MONOTONIC (Event::when); see EventLog

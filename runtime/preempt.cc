@@ -127,7 +127,7 @@ void Runtime::SysmonLoop() {
     if (delay > 10000) delay = 10000;
     // (Counted by retake itself: the event log keeps only a run's first
     // events, and reading it back is a copy.)
-    if (retake(clock_->Now()) > 0) {
+    if (retake(sysmon_clock_->Now()) > 0) {
       idle = 0;
       delay = 20;
     }

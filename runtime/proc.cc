@@ -122,6 +122,7 @@ Runtime::Runtime(RuntimeOptions opts)
     own_clock_ = std::make_unique<MonotonicClock>();
     clock_ = own_clock_.get();
   }
+  sysmon_clock_ = opts_.hooks.sysmon_clock ? opts_.hooks.sysmon_clock : clock_;
 }
 
 Runtime::~Runtime() {

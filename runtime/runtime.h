@@ -502,6 +502,7 @@ class Runtime {
   Debug debug_;
   std::unique_ptr<Clock> own_clock_;
   Clock* clock_;
+  Clock* sysmon_clock_;  // clock_ unless hooks.sysmon_clock
   EventLog events_;
   // The memory generated code addresses: globals, vector dump areas and the
   // write-barrier flag, in pages of their own in the middle of a 2 MiB

@@ -246,30 +246,15 @@ TEST(Runtime, ASleeperIsNotADeadlock) {
   EXPECT_EQ(rt->events().Count(Ev::kDeadlock), 0u);
 }
 
-// ManualClock stands still unless moved, and between Flow and Stand follows
-// real time from where it stood, never stepping back.
-TEST(ManualClock, StandsStillUntilMovedAndFlowsBetweenFlowAndStand) {
+// ManualClock stands still unless moved, and counts its reads.
+TEST(ManualClock, StandsStillUntilMoved) {
   ManualClock c;
   c.Set(1000);
   EXPECT_EQ(c.Now(), 1000);
   EXPECT_EQ(c.Now(), 1000);
   c.Advance(5);
-  EXPECT_EQ(c.Now(), 1005);
-  c.Flow();
-  int64_t last = c.Now();
-  const int64_t deadline = MonotonicNanos() + 30'000'000'000;
-  while (c.Now() < 1005 + 1'000'000 && MonotonicNanos() < deadline) {
-    int64_t t = c.Now();
-    ASSERT_GE(t, last) << "the flowing clock stepped back";
-    last = t;
-  }
-  ASSERT_GE(c.Now(), 1005 + 1'000'000) << "the clock did not flow 1 ms in 30 s";
-  c.Advance(7);  // moving it by hand still adds
-  c.Stand();
-  int64_t stood = c.Now();
-  EXPECT_GE(stood, last + 7);
-  for (int i = 0; i < 1000; i++) ASSERT_EQ(c.Now(), stood) << "the clock moved after Stand";
-  EXPECT_GE(c.reads(), 1000u);
+  for (int i = 0; i < 1000; i++) ASSERT_EQ(c.Now(), 1005) << "the clock moved by itself";
+  EXPECT_EQ(c.reads(), 1002u);
 }
 
 }  // namespace

@@ -44,8 +44,12 @@ int Runtime::stopTheWorldWithSema(int max_rounds) {
     }
     return stopped == static_cast<int>(ps_.size());
   };
+  // Given up at its round bound, or when the run ends (Run's stop, a
+  // fault): what it waited for will not come, and the collector that
+  // asked must finish for the run to end.
+  auto ending = [&] { return stopping_.load() || faulted_.load(); };
   while (!all_stopped()) {
-    if (max_rounds > 0 && rounds >= max_rounds) {
+    if ((max_rounds > 0 && rounds >= max_rounds) || ending()) {
       events_.Record(Ev::kSTWGiveUp, 0, Reason::kNone, 0, rounds);
       return -1;
     }
@@ -57,7 +61,8 @@ int Runtime::stopTheWorldWithSema(int max_rounds) {
     lk.lock();
     // Again every 100 us on sysmon's clock (injectable, so a test drives
     // it), or as soon as the last P stops.
-    while (!all_stopped() && clock_->Now() - at < kStwRetryNS) stw_cv_.wait_for(lk, std::chrono::microseconds(100));
+    while (!all_stopped() && clock_->Now() - at < kStwRetryNS && !ending())
+      stw_cv_.wait_for(lk, std::chrono::microseconds(100));
   }
   events_.Record(Ev::kSTWDone, 0, Reason::kNone, 0, rounds);
   return rounds;
