@@ -11,6 +11,7 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
     bool async_stopped = false;  // off its M at an asynchronous safe point
     bool stop_requested = false;  // suspendG asked it to stop while it ran
     bool must_park = false;       // preempted with that request: preemptPark comes next
+    bool withdrawn = false;       // suspendG withdrew after that preemption: no park now
     int64_t p = -1;               // the P it last started running on (kResume)
   };
   std::map<int64_t, PerG> gs;
@@ -73,10 +74,19 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
         if (g.stop_requested) g.must_park = true;
         break;
       case Ev::kPreemptPark:
+        if (g.withdrawn)
+          return {"a park nobody claims",
+                  at(e) + ": parked in preemptPark after suspendG withdrew its request", e.seq};
+        g.must_park = g.stop_requested = false;
+        break;
+      case Ev::kSuspendGiveUp:
+        // suspendG withdrew (withdrawStop) while the goroutine, preempted,
+        // was on its way to preemptPark, which looks again and reschedules
+        // it as any preemption: it must not park now.
+        if (g.must_park) g.withdrawn = true;
         g.must_park = g.stop_requested = false;
         break;
       case Ev::kSuspend:
-      case Ev::kSuspendGiveUp:
       case Ev::kResume:
         if (g.must_park)
           return {"suspendG's request ended without a park",
@@ -84,7 +94,7 @@ ProtocolProblem CheckProtocol(const std::vector<Event>& events) {
         g.stop_requested = false;  // claimed, withdrawn, or running again
         if (e.kind == Ev::kResume) {
           g.requested = false;  // execute uses the request up, and its P's flag
-          g.async_stopped = false;
+          g.async_stopped = g.withdrawn = false;
           g.p = e.arg;
           p_flag.erase(e.arg);
         }

@@ -21,7 +21,10 @@
 //     to stop while it ran (preemptStop) and that is then preempted parks
 //     in _Gpreempted (preemptPark) for suspendG to claim; it is not put
 //     back on a run queue. A request suspendG withdrew (it found the
-//     goroutine stopped some other way, or gave up) asks nothing more.
+//     goroutine stopped some other way, or gave up) asks nothing more; one
+//     it gave up after the preemption, before the park (withdrawStop, the
+//     run having ended), turns the park into an ordinary preemption
+//     (preemptPark looks again), and a park then is one nobody claims.
 //   - the global run queue goes first once in 61 schedticks. While a
 //     goroutine waits on the global run queue (put there by Gosched,
 //     gopreempt_m, asyncPreempt2, or a ready from a thread without a P: a

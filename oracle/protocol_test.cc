@@ -93,6 +93,27 @@ TEST(Protocol, SuspendGsRequestEndsInAPark) {
   EXPECT_EQ(CheckProtocol(bad.evs).rule, "suspendG's request ended without a park");
 }
 
+TEST(Protocol, SuspendGsGiveUpBetweenThePreemptionAndTheParkMeansNoPark) {
+  // The run ended while goroutine 2, preempted with suspendG's request
+  // standing, was on its way to preemptPark: suspendG withdrew
+  // (withdrawStop), and preemptPark's second look rescheduled it (the
+  // one-hour campaign's arm64 run, settings 0xa4).
+  auto run = [](bool parks) {
+    EventScript l;
+    l.Add(Ev::kResume, {.goid = 2}).Add(Ev::kRequest, {.source = Source::kSuspendG, .goid = 2});
+    l.Add(Ev::kPreemptAsync, {.goid = 2}).Add(Ev::kSuspendGiveUp, {.source = Source::kSuspendG, .goid = 2});
+    if (parks) l.Add(Ev::kPreemptPark, {.goid = 2, .arg = 1});
+    else l.Add(Ev::kGlobalRunq, {.goid = 2}).Add(Ev::kGlobalRunqGet, {.goid = 2}).Add(Ev::kResume, {.goid = 2});
+    return CheckProtocol(l.evs);
+  };
+  ProtocolProblem p = run(false);
+  EXPECT_TRUE(p.ok()) << p.detail;
+  // Parked after the withdrawal: nobody will claim it.
+  p = run(true);
+  EXPECT_EQ(p.rule, "a park nobody claims");
+  EXPECT_EQ(p.seq, 4u);
+}
+
 // Fairness: main (goroutine 1) yields to the global queue behind `others`
 // goroutines on P 0's local one; `back_after` of them run before it.
 EventScript Starve(int others, int back_after) {
