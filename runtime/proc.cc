@@ -723,14 +723,13 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   if (faulted_.load()) {
     // Go: a fault in user code is a panic ("[signal SIGSEGV: segmentation
     // violation ...]") and exit status 2.
-    char where[160], buf[256];
-    if (const FuncInfo* f = FuncAt(fault_pc_))
-      snprintf(where, sizeof where, "%s+0x%lx", f->name.c_str(),
-               static_cast<unsigned long>(fault_pc_ - code_base() - f->entry));
-    else
-      snprintf(where, sizeof where, "0x%lx", static_cast<unsigned long>(fault_pc_));
-    snprintf(buf, sizeof buf, "unexpected signal %s in goroutine %lld: pc=%s addr=0x%lx", SignalName(fault_sig_),
-             static_cast<long long>(fault_goid_), where, static_cast<unsigned long>(fault_addr_));
+    // With the g register, for a fault outside generated code (asyncPreempt,
+    // mcall): whether it held the goroutine, and whether that had an M.
+    char buf[384];
+    snprintf(buf, sizeof buf, "unexpected signal %s in goroutine %lld: pc=%s addr=0x%lx (g register %s%lx, curg.m %s)",
+             SignalName(fault_sig_), static_cast<long long>(fault_goid_), DescribePC(fault_pc_).c_str(),
+             static_cast<unsigned long>(fault_addr_), fault_g_curg_ ? "= curg 0x" : "0x",
+             static_cast<unsigned long>(fault_g_), fault_curg_m_ ? "set" : "nil");
     *err = buf;
     fatal_ = true;
     return false;

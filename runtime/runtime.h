@@ -371,9 +371,13 @@ class Runtime {
   // This thread is no M any more (OSThread, parking a thread for reuse).
   static void UnbindThread();
   // The fault handler's part (signal.cc): a goroutine on m faulted with
-  // signal sig at pc (address addr). Records it and leaves the M; the run
-  // ends with a fatal error, as a Go program's does.
-  [[noreturn]] void goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr);
+  // signal sig at pc (address addr; greg: the g register there). Records it
+  // and leaves the M; the run ends with a fatal error, as a Go program's does.
+  [[noreturn]] void goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg);
+  // A PC for a fault report: a generated function and offset, the
+  // harness's assembly entry it is in (asyncPreempt, mcall, ...), a stub on
+  // the code page, or the address.
+  std::string DescribePC(uintptr_t pc) const;
   // Whether a fault at pc with stack pointer sp on m is the goroutine's
   // (generated code, or its stack) rather than the harness's own.
   bool InGoroutine(const M* m, uintptr_t pc, uintptr_t sp) const;
@@ -545,6 +549,9 @@ class Runtime {
   int fault_sig_ = 0;
   uintptr_t fault_pc_ = 0, fault_addr_ = 0;
   int64_t fault_goid_ = 0;
+  uintptr_t fault_g_ = 0;       // the g register at the fault
+  bool fault_g_curg_ = false;   // it held the M's curg
+  bool fault_curg_m_ = false;   // whose m was set
   int idle_ms_ = 0;                  // Ms waiting with no timer in findRunnable (mu_)
   int abandoned_ms_ = 0;
   bool fatal_ = false;

@@ -76,7 +76,7 @@ void OnFault(int sig, siginfo_t* info, void* uc) {
   auto* ctx = static_cast<ucontext_t*>(uc);
   uintptr_t pc = Ctx::pc(ctx), sp = Ctx::sp(ctx);
   uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
-  if (m != nullptr && m->rt->InGoroutine(m, pc, sp)) m->rt->goroutineFault(m, sig, pc, addr);
+  if (m != nullptr && m->rt->InGoroutine(m, pc, sp)) m->rt->goroutineFault(m, sig, pc, addr, Ctx::greg(ctx));
   char msg[160];
   int n = snprintf(msg, sizeof msg, "%sfatal error: unexpected signal %s in the harness itself: pc=0x%lx addr=0x%lx\n",
                    FatalPrefix(), SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
@@ -133,19 +133,57 @@ const char* SignalName(int sig) {
   }
 }
 
+std::string Runtime::DescribePC(uintptr_t pc) const {
+  char b[160];
+  if (const FuncInfo* f = FuncAt(pc)) {
+    snprintf(b, sizeof b, "%s+0x%lx", f->name.c_str(), static_cast<unsigned long>(pc - code_base() - f->entry));
+    return b;
+  }
+  // The nearest assembly entry below it, within what any of them spans.
+  struct Entry {
+    uintptr_t at;
+    std::string name;
+  };
+  std::vector<Entry> asm_entries = {{reinterpret_cast<uintptr_t>(&sp_mcall), "sp_mcall"},
+                                    {reinterpret_cast<uintptr_t>(&sp_systemstack), "sp_systemstack"},
+                                    {reinterpret_cast<uintptr_t>(&sp_morestack), "sp_morestack"},
+                                    {reinterpret_cast<uintptr_t>(&sp_gogo), "sp_gogo"},
+                                    {reinterpret_cast<uintptr_t>(&sp_asyncPreempt_drop1), "asyncPreempt (drop1)"}};
+  for (uintptr_t t = 0; t < sp_asyncPreempt_ntiers; t++) {
+    asm_entries.push_back({sp_asyncPreempt_tiers[t], "asyncPreempt (tier " + std::to_string(t) + ")"});
+    asm_entries.push_back({sp_asyncPreempt_halfvec_tiers[t], "asyncPreempt (half-vector, tier " + std::to_string(t) + ")"});
+  }
+  const Entry* best = nullptr;
+  for (const Entry& e : asm_entries)
+    if (e.at <= pc && pc - e.at < 0x1000 && (best == nullptr || e.at > best->at)) best = &e;
+  if (best != nullptr) {
+    snprintf(b, sizeof b, "%s+0x%lx", best->name.c_str(), static_cast<unsigned long>(pc - best->at));
+    return b;
+  }
+  if (code_ && code_->contains(pc)) {
+    snprintf(b, sizeof b, "0x%lx (a stub: code+0x%lx)", static_cast<unsigned long>(pc),
+             static_cast<unsigned long>(pc - code_base()));
+    return b;
+  }
+  snprintf(b, sizeof b, "0x%lx", static_cast<unsigned long>(pc));
+  return b;
+}
+
 bool Runtime::InGoroutine(const M* m, uintptr_t pc, uintptr_t sp) const {
   const G* gp = m->curg.load();
   if (gp == nullptr) return false;
   return (code_ && code_->contains(pc)) || (sp >= gp->stack.lo && sp < gp->stack.hi);
 }
 
-void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr) {
+void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg) {
   G* gp = m->curg.load();
   int64_t goid = gp ? gp->goid : 0;
   FreedAccessAt(addr, pc);
   events_.Record(Ev::kFault, goid, Reason::kNone, pc, sig);
   if (!faulted_.exchange(true)) {
     fault_sig_ = sig, fault_pc_ = pc, fault_addr_ = addr, fault_goid_ = goid;
+    fault_g_ = greg, fault_g_curg_ = gp != nullptr && greg == reinterpret_cast<uintptr_t>(gp);
+    fault_curg_m_ = gp != nullptr && gp->m != nullptr;
   }
   // The goroutine is dead; its M leaves (mstart1 wakes the run's caller).
   m->curg.store(nullptr);
