@@ -216,18 +216,19 @@ std::string Describe(const Case& c, const CaseResult& r) {
     // problem showed.
     const uintptr_t from_pc = r.judgement.point > 1 ? o.then[r.judgement.point - 2].pc : o.pc;
     const bool protocol = !r.judgement.protocol.ok();
-    size_t first = 0;
+    size_t first = 0, end = o.events.size();
     if (protocol) {
       size_t last = 0;
       while (last + 1 < o.events.size() && o.events[last].seq < r.judgement.protocol.seq) last++;
       first = last >= 63 ? last - 63 : 0;
+      end = last + 1;
       s += "  the events up to #" + std::to_string(r.judgement.protocol.seq) + ":";
     } else {
       s += std::string("  events after the ") + (&d == &o ? "trap" : "trap of the point before") + ":";
     }
     int shown = 0;
     bool after = false;
-    for (size_t i = first; i < o.events.size(); i++) {
+    for (size_t i = first; i < end; i++) {
       const Event& e = o.events[i];
       after = after || (e.kind == Ev::kTrap && e.pc == from_pc) || protocol;
       if (!after || shown == 64) continue;

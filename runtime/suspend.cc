@@ -79,19 +79,27 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
           break;
         uint32_t e = _Grunning;
         if (!gp->atomicstatus.compare_exchange_strong(e, _Grunning | _Gscan)) break;
-        // A request the goroutine used up (it ran again: execute clears
-        // preempt) is raised anew, and recorded anew.
-        bool standing = gp->preempt.load() && gp->stackguard0.load() == kStackPreempt;
         M* m2 = gp->m;
         // Recorded before it is raised: nothing it causes comes first in
-        // the log (runtime/preempt.cc's requestPreemption).
-        if (!requested || !standing) {
-          events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, -1, Source::kSuspendG);  // no P's flag
-          requested = true;
+        // the log (runtime/preempt.cc's requestPreemption); and, as there,
+        // in one step against execute's use of it: execute makes the G
+        // _Grunning before it clears the request and records kResume, and
+        // a request raised in between was recorded before that kResume and
+        // outlived it (the sixth one-hour campaign's loong64 "a preemption
+        // without a request", suspendG with a collection at the preemption).
+        {
+          RequestOrder order(gp, nullptr);
+          // A request the goroutine used up (it ran again: execute clears
+          // preempt) is raised anew, and recorded anew.
+          const bool standing = gp->preempt.load() && gp->stackguard0.load() == kStackPreempt;
+          if (!requested || !standing) {
+            events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, -1, Source::kSuspendG);  // no P's flag
+            requested = true;
+          }
+          if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop.store(true);
+          gp->preempt.store(true);
+          gp->stackguard0.store(kStackPreempt);
         }
-        if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop.store(true);
-        gp->preempt.store(true);
-        gp->stackguard0.store(kStackPreempt);
         uint32_t gen2 = m2 ? m2->preemptGen.load() : 0;
         bool needAsync = asyncM != m2 || asyncGen != gen2;
         asyncM = m2;
