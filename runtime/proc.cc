@@ -725,11 +725,15 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     // violation ...]") and exit status 2.
     // With the g register, for a fault outside generated code (asyncPreempt,
     // mcall): whether it held the goroutine, and whether that had an M.
-    char buf[384];
-    snprintf(buf, sizeof buf, "unexpected signal %s in goroutine %lld: pc=%s addr=0x%lx (g register %s%lx, curg.m %s)",
+    // A signal that was no access says what it was instead (the sixth
+    // one-hour campaign's arm64 "pc=0x...704 addr=0x0" was asyncPreempt's
+    // first instruction, which reads no memory).
+    char buf[512];
+    std::string forced = DescribeFaultCode(fault_code_);
+    snprintf(buf, sizeof buf, "unexpected signal %s in goroutine %lld: pc=%s addr=0x%lx%s%s (g register %s%lx, curg.m %s)",
              SignalName(fault_sig_), static_cast<long long>(fault_goid_), DescribePC(fault_pc_).c_str(),
-             static_cast<unsigned long>(fault_addr_), fault_g_curg_ ? "= curg 0x" : "0x",
-             static_cast<unsigned long>(fault_g_), fault_curg_m_ ? "set" : "nil");
+             static_cast<unsigned long>(fault_addr_), forced.empty() ? "" : " ", forced.c_str(),
+             fault_g_curg_ ? "= curg 0x" : "0x", static_cast<unsigned long>(fault_g_), fault_curg_m_ ? "set" : "nil");
     *err = buf;
     fatal_ = true;
     return false;

@@ -76,7 +76,8 @@ void OnFault(int sig, siginfo_t* info, void* uc) {
   auto* ctx = static_cast<ucontext_t*>(uc);
   uintptr_t pc = Ctx::pc(ctx), sp = Ctx::sp(ctx);
   uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
-  if (m != nullptr && m->rt->InGoroutine(m, pc, sp)) m->rt->goroutineFault(m, sig, pc, addr, Ctx::greg(ctx));
+  if (m != nullptr && m->rt->InGoroutine(m, pc, sp))
+    m->rt->goroutineFault(m, sig, pc, addr, Ctx::greg(ctx), info->si_code);
   char msg[160];
   int n = snprintf(msg, sizeof msg, "%sfatal error: unexpected signal %s in the harness itself: pc=0x%lx addr=0x%lx\n",
                    FatalPrefix(), SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
@@ -133,6 +134,22 @@ const char* SignalName(int sig) {
   }
 }
 
+bool FaultWasAccess(int code) { return code > 0 && code != SI_KERNEL; }
+
+std::string DescribeFaultCode(int code) {
+  // A fault signal whose si_code is SI_KERNEL was forced on the thread:
+  // Linux and QEMU's user mode do so when they cannot set up a signal's
+  // frame on the stack it goes to, or find a frame they cannot restore at
+  // rt_sigreturn (QEMU then leaves the PC and SP the frame held, and
+  // si_addr 0). One with si_code <= 0 was sent (kill, tgkill, sigqueue).
+  // Neither is an access at si_addr.
+  if (code == SI_KERNEL)
+    return "forced by the kernel or the emulator (si_code SI_KERNEL), not an access: a signal frame it could not set "
+           "up, or could not restore at rt_sigreturn";
+  if (code <= 0) return "sent by a process (si_code " + std::to_string(code) + "), not an access";
+  return "";
+}
+
 std::string Runtime::DescribePC(uintptr_t pc) const {
   char b[160];
   if (const FuncInfo* f = FuncAt(pc)) {
@@ -175,13 +192,15 @@ bool Runtime::InGoroutine(const M* m, uintptr_t pc, uintptr_t sp) const {
   return (code_ && code_->contains(pc)) || (sp >= gp->stack.lo && sp < gp->stack.hi);
 }
 
-void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg) {
+void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg, int code) {
   G* gp = m->curg.load();
   int64_t goid = gp ? gp->goid : 0;
-  FreedAccessAt(addr, pc);
+  // Only an access has an address to judge (a forced or a sent signal's
+  // si_addr is 0 or a sender's pid).
+  if (FaultWasAccess(code)) FreedAccessAt(addr, pc);
   events_.Record(Ev::kFault, goid, Reason::kNone, pc, sig);
   if (!faulted_.exchange(true)) {
-    fault_sig_ = sig, fault_pc_ = pc, fault_addr_ = addr, fault_goid_ = goid;
+    fault_sig_ = sig, fault_pc_ = pc, fault_addr_ = addr, fault_goid_ = goid, fault_code_ = code;
     fault_g_ = greg, fault_g_curg_ = gp != nullptr && greg == reinterpret_cast<uintptr_t>(gp);
     fault_curg_m_ = gp != nullptr && gp->m != nullptr;
   }
