@@ -77,7 +77,7 @@ void OnFault(int sig, siginfo_t* info, void* uc) {
   uintptr_t pc = Ctx::pc(ctx), sp = Ctx::sp(ctx);
   uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
   if (m != nullptr && m->rt->InGoroutine(m, pc, sp))
-    m->rt->goroutineFault(m, sig, pc, addr, Ctx::greg(ctx), info->si_code);
+    m->rt->goroutineFault(m, sig, pc, addr, Ctx::greg(ctx), info->si_code, sigismember(&ctx->uc_sigmask, SIGURG) == 1);
   char msg[160];
   int n = snprintf(msg, sizeof msg, "%sfatal error: unexpected signal %s in the harness itself: pc=0x%lx addr=0x%lx\n",
                    FatalPrefix(), SignalName(sig), static_cast<unsigned long>(pc), static_cast<unsigned long>(addr));
@@ -136,16 +136,22 @@ const char* SignalName(int sig) {
 
 bool FaultWasAccess(int code) { return code > 0 && code != SI_KERNEL; }
 
-std::string DescribeFaultCode(int code) {
+std::string DescribeFaultCode(int code, bool urg_blocked) {
   // A fault signal whose si_code is SI_KERNEL was forced on the thread:
   // Linux and QEMU's user mode do so when they cannot set up a signal's
   // frame on the stack it goes to, or find a frame they cannot restore at
   // rt_sigreturn (QEMU then leaves the PC and SP the frame held, and
   // si_addr 0). One with si_code <= 0 was sent (kill, tgkill, sigqueue).
   // Neither is an access at si_addr.
+  // Which of QEMU's two it was, the signal mask at the fault tells: QEMU
+  // blocks a signal's sa_mask before it sets up the frame, and forces the
+  // SIGSEGV with that mask (SIGURG blocked: the next SIGURG's frame could
+  // not be written); rt_sigreturn restores the frame's mask first (the
+  // interrupted code's: SIGURG not blocked in a goroutine).
   if (code == SI_KERNEL)
-    return "forced by the kernel or the emulator (si_code SI_KERNEL), not an access: a signal frame it could not set "
-           "up, or could not restore at rt_sigreturn";
+    return std::string("forced by the kernel or the emulator (si_code SI_KERNEL), not an access; SIGURG ") +
+           (urg_blocked ? "blocked (under QEMU: a signal's frame it could not set up)"
+                        : "not blocked (under QEMU: a frame rt_sigreturn could not restore)");
   if (code <= 0) return "sent by a process (si_code " + std::to_string(code) + "), not an access";
   return "";
 }
@@ -192,7 +198,7 @@ bool Runtime::InGoroutine(const M* m, uintptr_t pc, uintptr_t sp) const {
   return (code_ && code_->contains(pc)) || (sp >= gp->stack.lo && sp < gp->stack.hi);
 }
 
-void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg, int code) {
+void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg, int code, bool urg_blocked) {
   G* gp = m->curg.load();
   int64_t goid = gp ? gp->goid : 0;
   // Only an access has an address to judge (a forced or a sent signal's
@@ -201,6 +207,7 @@ void Runtime::goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintpt
   events_.Record(Ev::kFault, goid, Reason::kNone, pc, sig);
   if (!faulted_.exchange(true)) {
     fault_sig_ = sig, fault_pc_ = pc, fault_addr_ = addr, fault_goid_ = goid, fault_code_ = code;
+    fault_urg_blocked_ = urg_blocked;
     fault_g_ = greg, fault_g_curg_ = gp != nullptr && greg == reinterpret_cast<uintptr_t>(gp);
     fault_curg_m_ = gp != nullptr && gp->m != nullptr;
   }
