@@ -729,7 +729,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     // one-hour campaign's arm64 "pc=0x...704 addr=0x0" was asyncPreempt's
     // first instruction, which reads no memory).
     char buf[512];
-    std::string forced = DescribeFaultCode(fault_code_, fault_urg_blocked_);
+    std::string forced = DescribeFaultCode(fault_code_);
     snprintf(buf, sizeof buf, "unexpected signal %s in goroutine %lld: pc=%s addr=0x%lx%s%s (g register %s%lx, curg.m %s)",
              SignalName(fault_sig_), static_cast<long long>(fault_goid_), DescribePC(fault_pc_).c_str(),
              static_cast<unsigned long>(fault_addr_), forced.empty() ? "" : " ", forced.c_str(),

@@ -220,12 +220,14 @@ const char* FatalPrefix();
 
 // "SIGSEGV: segmentation violation", as Go names a fault signal.
 const char* SignalName(int sig);
+// Whether an M takes sig (the runtime's signals: SIGURG, the faults, SIGTRAP,
+// SIGABRT); an M blocks every other one (SignalSetupM).
+bool IsMSignal(int sig);
 // Whether a fault signal's si_code says it was an access at si_addr, and
 // what it was when not ("forced by the kernel or the emulator ...", "sent
 // by a process ..."; empty for an access).
 bool FaultWasAccess(int code);
-// urg_blocked: whether SIGURG was blocked in the fault's context.
-std::string DescribeFaultCode(int code, bool urg_blocked);
+std::string DescribeFaultCode(int code);
 
 // casgstatus: gp's status from `from` to `to`, waiting while another
 // thread holds the scan bit on `from` (suspendG's), as Go's does.
@@ -378,10 +380,9 @@ class Runtime {
   static void UnbindThread();
   // The fault handler's part (signal.cc): a goroutine on m faulted with
   // signal sig at pc (address addr; greg: the g register there; code: its
-  // si_code; urg_blocked: SIGURG blocked in its context). Records it and
-  // leaves the M; the run ends with a fatal error, as a Go program's does.
-  [[noreturn]] void goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg, int code,
-                                   bool urg_blocked);
+  // si_code). Records it and leaves the M; the run ends with a fatal error,
+  // as a Go program's does.
+  [[noreturn]] void goroutineFault(M* m, int sig, uintptr_t pc, uintptr_t addr, uintptr_t greg, int code);
   // A PC for a fault report: a generated function and offset, the
   // harness's assembly entry it is in (asyncPreempt, mcall, ...), a stub on
   // the code page, or the address.
@@ -561,7 +562,6 @@ class Runtime {
   bool fault_g_curg_ = false;   // it held the M's curg
   bool fault_curg_m_ = false;   // whose m was set
   int fault_code_ = 0;          // its si_code (DescribeFaultCode)
-  bool fault_urg_blocked_ = false;  // SIGURG blocked in its context
   int idle_ms_ = 0;                  // Ms waiting with no timer in findRunnable (mu_)
   int abandoned_ms_ = 0;
   bool fatal_ = false;
