@@ -258,10 +258,12 @@ void Runtime::SignalSetupM(M* m) {
   // handler that need not ask for SA_ONSTACK (libFuzzer's SIGALRM timer does
   // not) with its frame on the goroutine's stack, which has room for
   // asyncPreempt's frame, not for a signal frame: 4704 bytes on arm64. On
-  // arm64 under QEMU, where the main thread blocks every host signal for a
-  // moment after each one it takes, the alarm landed on an M and QEMU, finding
-  // no room for the frame, forced a SIGSEGV (si_code SI_KERNEL) at the
-  // goroutine's PC: the open arm64 findings of the one-hour campaigns.
+  // arm64 under QEMU (which blocks every host signal on a thread from the
+  // moment it takes one until the guest's handler runs, so a
+  // process-directed signal then goes to another thread), the alarm landed
+  // on an M and QEMU, finding no room for the frame, forced a SIGSEGV
+  // (si_code SI_KERNEL) at the goroutine's PC: four arm64 findings of the
+  // one-hour campaigns and a replay (fuzz/findings/README.md).
   // (Go's Ms run every handler on the gsignal stack, and Go adds
   // SA_ONSTACK to a non-Go handler that lacks it.)
   sigset_t mask;
