@@ -262,8 +262,8 @@ void Runtime::SignalSetupM(M* m) {
   // moment it takes one until the guest's handler runs, so a
   // process-directed signal then goes to another thread), the alarm landed
   // on an M and QEMU, finding no room for the frame, forced a SIGSEGV
-  // (si_code SI_KERNEL) at the goroutine's PC: four arm64 findings of the
-  // one-hour campaigns and a replay (fuzz/findings/README.md).
+  // (si_code SI_KERNEL) at the goroutine's PC: three arm64 findings of the
+  // one-hour campaigns and one of a replay (fuzz/findings/README.md).
   // (Go's Ms run every handler on the gsignal stack, and Go adds
   // SA_ONSTACK to a non-Go handler that lacks it.)
   sigset_t mask;
