@@ -69,6 +69,44 @@ constexpr int kTrapRecords = 64;  // GOMAXPROCS' bound: one M per P, ids from 0
 TrapRecord g_traps[kTrapRecords];
 std::atomic<uint64_t> g_arms{0};  // Arm's count
 
+// The frame image of each point of the current arm (FrameImage), by the
+// point's place in its chain (0: the armed one): written by the trap
+// handler that owns the point, read after the run (TakeTrapFrame). Static:
+// the handler allocates nothing. A stack used deeper than kFrameStackBytes
+// is kept to that depth; the oracle judges no word beyond it.
+constexpr size_t kFrameStackBytes = 256 * 1024;
+struct FrameRecord {
+  bool seen = false;
+  uint64_t arm = 0;
+  uintptr_t code_base = 0, pc = 0, sp = 0, lr = 0, lo = 0, hi = 0, base = 0, goexit = 0;
+  bool has_lr = false;
+  size_t n = 0;
+  uint8_t bytes[kFrameStackBytes];
+};
+FrameRecord g_frames[kMaxArmThen + 1];
+
+void RecordTrapFrame(size_t point, const ucontext_t* uc, const Runtime& rt, const G* gp, uintptr_t pc) {
+  if (point > kMaxArmThen || gp == nullptr) return;
+  FrameRecord& f = g_frames[point];
+  f.seen = false;
+  f.arm = g_arms.load();
+  f.code_base = rt.code_base();
+  f.pc = pc;
+  f.sp = NativeContext::sp(uc);
+  f.has_lr = !NativePort().link_reg.empty();
+  f.lr = f.has_lr ? NativeContext::lr(uc) : 0;
+  f.lo = gp->stack.lo;
+  f.hi = gp->stack.hi;
+  f.base = Runtime::FrameBase(gp);
+  f.goexit = rt.goexit_pc();
+  f.n = 0;
+  if (f.sp >= f.lo && f.sp < f.hi) {
+    f.n = f.hi - f.sp < kFrameStackBytes ? f.hi - f.sp : kFrameStackBytes;
+    memcpy(f.bytes, reinterpret_cast<const void*>(f.sp), f.n);
+  }
+  f.seen = true;
+}
+
 TrapRecord* TrapRecordOf(const M* m) { return m != nullptr && m->id >= 0 && m->id < kTrapRecords ? &g_traps[m->id] : nullptr; }
 
 // Only the vectors of the runtime's tier (`tier`): the oracle judges no
@@ -273,6 +311,7 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   NativeContext::set_pc(uc, at);
   G* gp = m->curg.load();
   RecordTrapRegisters(uc, m, gp, at, rt->xstate_tier());
+  RecordTrapFrame(g_armed.next, uc, *rt, gp, at);  // next: the chain's points armed so far
   // The stack room at the instruction (SP above the stack's low end), for
   // the decision oracle's stack rule: the signal will find the same SP.
   uintptr_t sp = NativeContext::sp(uc);
@@ -469,6 +508,26 @@ bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err) {
 }
 
 bool Armed() { return g_armed.rt.load() != nullptr; }
+
+bool TakeTrapFrame(size_t point, FrameImage* out) {
+  if (point > kMaxArmThen) return false;
+  FrameRecord& f = g_frames[point];
+  if (!f.seen || f.arm != g_arms.load()) return false;
+  FrameImage img;
+  img.seen = true;
+  img.code_base = f.code_base;
+  img.pc = f.pc;
+  img.sp = f.sp;
+  img.has_lr = f.has_lr;
+  img.lr = f.lr;
+  img.stack_lo = f.lo;
+  img.stack_hi = f.hi;
+  img.base = f.base;
+  img.goexit = f.goexit;
+  img.stack.assign(f.bytes, f.bytes + f.n);
+  *out = std::move(img);
+  return true;
+}
 
 bool TakeTrapRegisters(const M* m, const G* gp, uintptr_t pc, RegisterImage* out) {
   TrapRecord* t = TrapRecordOf(m);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/frame_image.h"
 #include "platforms/port.h"
 #include "runtime/runtime.h"
 
@@ -83,6 +84,11 @@ uint32_t LabelOffset(const FuncTable& table, const ir::Program& prog, const std:
 // loong64, where 134 goroutines run one function, and QEMU delivers
 // signals at the starts of translation blocks.
 bool TakeTrapRegisters(const M* m, const G* gp, uintptr_t pc, RegisterImage* out);
+// The goroutine's frame image at point `point` of the current arm (0: the
+// armed instruction, n: the chain's nth further point), recorded by the
+// trap handler that took it before anything else ran on the goroutine.
+// False when that point has not trapped since the last Arm.
+bool TakeTrapFrame(size_t point, FrameImage* out);
 // Whether an instruction is armed and has not trapped yet.
 bool Armed();
 // Disarms (restores the instruction) if `rt` holds the armed one, and ends

@@ -40,6 +40,11 @@ class ReferenceRuntime : public RuntimeUnderTest {
     return s;
   }
   SaveAreaImage save_area() const override { return *save_; }
+  FrameImage trap_frame(size_t point) const override {
+    FrameImage img;
+    TakeTrapFrame(point, &img);
+    return img;
+  }
 
  private:
   // asyncPreempt2 shows the save area to the harness first (a test's own

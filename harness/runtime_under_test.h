@@ -69,6 +69,14 @@ class RuntimeUnderTest {
   // The save area at the armed instruction (seen false when the run did not
   // preempt there asynchronously, or the runtime cannot show it).
   virtual SaveAreaImage save_area() const { return {}; }
+  // The goroutine's stack and registers at point `point`'s trap (0: the
+  // armed instruction, n: the chain's nth further point), for the
+  // frame-table oracle; seen false when it did not trap or the runtime
+  // cannot show it.
+  virtual FrameImage trap_frame(size_t point) const {
+    (void)point;
+    return {};
+  }
 };
 
 using RuntimeFactory = std::function<std::unique_ptr<RuntimeUnderTest>()>;

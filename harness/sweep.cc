@@ -372,7 +372,10 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
     if (ev.kind == Ev::kFree) o.objects_freed++;
     if (ev.kind == Ev::kFreedAccess) o.freed_accesses++;
   }
-  if (o.ran) {
+  // The trap and the decision are noted for a run that failed too (a wrong
+  // frame table at an accepted point may crash the walk that follows); the
+  // end state only for one that completed.
+  if (rt->code_base() != 0) {
     o.pc = rt->code_base() + o.off;
     o.op_start = rt->code_base() + OpStart(table, k);
     o.entry = rt->code_base() + o.func_entry;
@@ -384,10 +387,10 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
       if (ev.kind == Ev::kTrap && ev.pc == o.pc) from = i, o.trapped = true, o.stack_room = ev.arg, o.unseen = ev.reason;
     }
     if (o.trapped) NoteDecision(evs, from, &o);
-    o.end = rt->end_state();
+    if (o.ran) o.end = rt->end_state();
     // The chain: each point's trap after the one before's.
     for (Observation& p : o.then) {
-      p.ran = true;
+      p.ran = o.ran;
       p.pc = rt->code_base() + p.off;
       p.op_start = rt->code_base() + OpStart(table, p.k);
       p.entry = rt->code_base() + p.func_entry;
@@ -401,6 +404,10 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
   }
   o.source = rt->request_source();
   if (o.ran && o.accepted) o.save = rt->save_area();
+  // Recorded at each trap: kept whether or not the run then completed (a
+  // wrong table at an accepted point may crash its collection).
+  o.frame = rt->trap_frame(0);
+  for (size_t i = 0; i < o.then.size(); i++) o.then[i].frame = rt->trap_frame(i + 1);
   *out = std::move(o);
   return true;
 }

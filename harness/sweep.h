@@ -61,6 +61,9 @@ struct Observation {
   // What asyncPreempt saved there and what the trap saw (the save-area
   // oracle's evidence; seen only when it was preempted asynchronously there).
   SaveAreaImage save;
+  // The goroutine's stack and registers at the trap (the frame-table
+  // oracle's evidence), whatever was decided there.
+  FrameImage frame;
   // A chain's further points (ChainPoint), each as it showed: its own
   // position, trap and decision (the run's end state, events and save area
   // are the first point's observation's).

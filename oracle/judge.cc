@@ -81,12 +81,38 @@ void Decision(const PortModel& model, const State& state, const harness::Observa
   }
 }
 
+// The frame table at one point, judged where the goroutine stopped: the
+// armed PC, or where an accepted preemption resumes (a restart's start),
+// since that is the PC every walk of the stopped goroutine starts from.
+void FrameTable(const FuncTable& table, const harness::Observation& o, size_t point, Judgement* jp) {
+  Judgement& j = *jp;
+  if (!o.frame.seen || !o.trapped) return;
+  const bool stopped = o.decided && o.accepted && !o.not_wanted;
+  FrameCheck c = CheckFrameTable(table, o.frame, stopped && o.resume != 0 ? o.resume : o.frame.pc);
+  if (!c.judged) {
+    if (j.frame_unjudged.empty()) j.frame_unjudged = c.unjudged;
+    return;
+  }
+  j.frame_judged++;
+  if (c.ok()) return;
+  if (!stopped) {
+    j.frame_allowed.push_back(c.problem);
+  } else if (j.frame.empty()) {
+    j.frame = c.problem;
+    j.frame_point = point;
+  }
+}
+
 }  // namespace
 
 Judgement Judge(const PortInfo& port, const State& state, const harness::EndState& baseline,
-                const harness::Observation& o) {
+                const harness::Observation& o, const FuncTable* table) {
   const PortModel& model = port.model;
   Judgement j;
+  if (table != nullptr) {
+    FrameTable(*table, o, 0, &j);
+    for (size_t i = 0; i < o.then.size(); i++) FrameTable(*table, o.then[i], i + 1, &j);
+  }
   j.lost = LivenessProblem(o);
   j.protocol = CheckProtocol(o.events);
   if (!o.ran) {
@@ -111,6 +137,7 @@ Judgement Judge(const PortInfo& port, const State& state, const harness::EndStat
 }
 
 std::string Judgement::Oracle() const {
+  if (!frame.empty()) return "frame-table";
   if (!lost.empty()) return "liveness";
   if (!run_error.empty()) return "run";
   if (!progress.empty()) return "progress";
@@ -126,6 +153,8 @@ std::string Judgement::Headline() const {
   if (o == "decision") return "decision oracle: expected " + Describe(expect) + ", runtime " + got;
   if (o == "invisibility") return "invisibility oracle: the end state differs after a preemption the runtime " + got;
   if (o == "save-area") return "save-area oracle: asyncPreempt's save area does not hold the registers of the trap";
+  if (o == "frame-table")
+    return "frame-table oracle: the function table's frame differs from the machine's where a preemption was accepted";
   if (o == "liveness") return "liveness oracle: a collection freed a reachable object";
   if (o == "run") return "run failed";
   if (o == "progress") return "progress oracle: " + progress;

@@ -10,6 +10,7 @@
 
 #include "harness/sweep.h"
 #include "oracle/decision.h"
+#include "oracle/frame_table.h"
 #include "oracle/protocol.h"
 #include "platforms/port.h"
 
@@ -32,13 +33,24 @@ struct Judgement {
   std::vector<std::string> save_wrong;
   size_t save_compared = 0;
   size_t point = 0;  // which point's decision disagreed: 0 the armed one, n a chain's nth further point
+  // frame table: where a point's preemption was accepted, the function
+  // table's frames against the machine's at the trap (oracle/frame_table.h):
+  // "" or the first disagreement. Where the runtime refused (or nothing was
+  // decided) the table may be wrong, as Go's is at unsafe points: such a
+  // disagreement is kept in frame_allowed, not a finding.
+  std::string frame;
+  size_t frame_point = 0;        // the point it was found at (as `point`)
+  size_t frame_judged = 0;       // points whose walk was judged
+  std::vector<std::string> frame_allowed;
+  std::string frame_unjudged;    // why a point's image was seen but not judged
   bool ok() const {
-    return agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok() && progress.empty() &&
-           save_wrong.empty();
+    return frame.empty() && agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok() &&
+           progress.empty() && save_wrong.empty();
   }
-  // The first failing oracle ("liveness", "run", "progress", "decision",
-  // "save-area", "invisibility", "protocol"; a wrong save before the end
-  // state it spoils; progress before decision: a request that
+  // The first failing oracle ("frame-table", "liveness", "run", "progress", "decision",
+  // "save-area", "invisibility", "protocol"; a wrong table first, as the
+  // cause of the walk's crash or the lost object that may follow it; a wrong
+  // save before the end state it spoils; progress before decision: a request that
   // never came leaves no decision to judge) and a constant one-line summary for it that names the rule: what
   // a fuzzer crash says first, so that equal findings deduplicate.
   std::string Oracle() const;
@@ -46,9 +58,11 @@ struct Judgement {
 };
 
 // `port` is the port the observation was made on (its model decides; its
-// saved_regs lay out the save area).
+// saved_regs lay out the save area). `table`: the function table of the
+// program as the runtime loaded it, judged at each point by the frame-table
+// oracle (not judged when null).
 Judgement Judge(const PortInfo& port, const State& state, const harness::EndState& baseline,
-                const harness::Observation& o);
+                const harness::Observation& o, const FuncTable* table = nullptr);
 
 }  // namespace safepoint::oracle
 

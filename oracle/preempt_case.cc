@@ -132,7 +132,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   state.runtimesecret = c.opts.experiments.runtimesecret;
   state.asyncpreemptoff = (c.settings & 1) != 0;
   state.async_preempt_stack = AsyncPreemptStack(NativePort());
-  r.judgement = Judge(NativePort(), state, base.end, r.obs);
+  r.judgement = Judge(NativePort(), state, base.end, r.obs, &base.table);
   r.ok = true;
   if (!r.judgement.lost.empty() && c.opts.settings.xstate_scan == XStateScan::kGo126) {
     Case again = c;
@@ -174,6 +174,11 @@ std::string Observed(const Case& c, const CaseResult& r) {
     s += "stack room " + std::to_string(o.stack_room) + " bytes (asyncPreemptStack " +
          std::to_string(AsyncPreemptStack(NativePort())) + "), ";
   s += Showed(o);
+  if (r.judgement.frame_judged > 0)
+    s += "; frame table: " + std::string(r.judgement.frame.empty() ? "as the machine's" : "differs") + " at " +
+         std::to_string(r.judgement.frame_judged) + " point(s)" +
+         (r.judgement.frame_allowed.empty() ? "" : ", " + std::to_string(r.judgement.frame_allowed.size()) +
+                                                       " where no preemption stopped (allowed)");
   if (o.accepted && r.judgement.save_compared > 0)
     s += "; save area: " + std::to_string(r.judgement.save_compared - r.judgement.save_wrong.size()) + " of " +
          std::to_string(r.judgement.save_compared) + " registers as the trap had them";
@@ -198,6 +203,8 @@ std::string Describe(const Case& c, const CaseResult& r) {
   for (size_t i = 0; i < o.then.size(); i++)
     s += "  then point " + std::to_string(i + 1) + ": " + Where(o.then[i]) + ", request from " +
          harness::RequestSourceName(o.then[i].source) + (o.then[i].trapped ? "" : ", not reached") + "\n";
+  if (!r.judgement.frame.empty())
+    s += "  frame table (point " + std::to_string(r.judgement.frame_point) + "): " + r.judgement.frame + "\n";
   if (r.judgement.point > 0) s += "  the decision that disagreed: point " + std::to_string(r.judgement.point) + "\n";
   for (const std::string& w : r.judgement.save_wrong) s += "  save area: " + w + "\n";
   if (!r.judgement.state_diff.empty()) s += "  end state:" + r.judgement.state_diff + "\n";

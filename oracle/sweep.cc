@@ -22,6 +22,11 @@ std::string SweepResult::Summary() const {
              lost_objects);
     s += buf;
   }
+  if (frame_judged > 0 || frame_wrong > 0) {
+    snprintf(buf, sizeof buf, "; frame table judged at %zu: %zu differ at accepted preemptions, %zu where refused (allowed)",
+             frame_judged, frame_wrong, frame_allowed);
+    s += buf;
+  }
   if (protocol_violations > 0) s += "; " + std::to_string(protocol_violations) + " protocol violations";
   if (save_area_compared > 0 || save_area_wrong > 0)
     s += "; save area: " + std::to_string(save_area_compared) + " registers compared with the trap's, " +
@@ -58,7 +63,13 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     };
     out->collections += o.collections;
     out->objects_freed += o.objects_freed;
-    Judgement j = Judge(NativePort(), state, baseline.end, o);
+    Judgement j = Judge(NativePort(), state, baseline.end, o, &baseline.table);
+    out->frame_judged += j.frame_judged;
+    out->frame_allowed += j.frame_allowed.size();
+    if (!j.frame.empty()) {
+      out->frame_wrong++;
+      fail(": frame table: " + j.frame);
+    }
     if (!j.lost.empty()) {
       out->lost_objects++;
       fail(": liveness: " + j.lost);

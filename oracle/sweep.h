@@ -44,11 +44,18 @@ struct SweepResult {
   size_t protocol_violations = 0; // runs breaking the protocol oracle (oracle/protocol.h)
   size_t save_area_wrong = 0;     // accepted preemptions whose save area differs from the trap's registers
   size_t save_area_compared = 0;  // registers the save-area oracle compared, over all runs
+  // The frame-table oracle's columns: points whose walk was judged, accepted
+  // preemptions where the table's frame differs from the machine's (a
+  // finding), and refused ones where it does (allowed: Go's table may be
+  // wrong where no preemption stops).
+  size_t frame_judged = 0;
+  size_t frame_wrong = 0;
+  size_t frame_allowed = 0;
   std::vector<std::string> failures;  // details, up to max_failures
   size_t total = 0;               // instructions the sweep would arm
   bool interrupted = false;       // stopped by proceed before the end
   bool ok() const {
-    return disagreements == 0 && state_diffs == 0 && run_errors == 0 && lost_objects == 0 && protocol_violations == 0 &&
+    return frame_wrong == 0 && disagreements == 0 && state_diffs == 0 && run_errors == 0 && lost_objects == 0 && protocol_violations == 0 &&
            save_area_wrong == 0;
   }
   std::string Summary() const;

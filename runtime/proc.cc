@@ -246,7 +246,7 @@ G* Runtime::newproc(uintptr_t entry, bool is_main) {
   gp->is_main = is_main;
   uintptr_t goexit = code_->base() + goexit_off_;
   // gostartcall: make it look as if goexit called entry.
-  uintptr_t sp = gp->stack.hi - 16;
+  uintptr_t sp = FrameBase(gp);
   if (NativePort().has(kCapLinkRegister)) {
     gp->sched.lr = goexit;
   } else {

@@ -255,6 +255,14 @@ class Runtime {
   EventLog& events() { return events_; }
   const FuncTable& table() const { return table_; }
   uintptr_t code_base() const;
+  // goexit's PC: where a goroutine's first frame returns (gostartcall's
+  // fake caller); 0 before Load.
+  uintptr_t goexit_pc() const { return code_base() != 0 ? code_base() + goexit_off_ : 0; }
+  // A goroutine's frame base: the SP its first function's caller would
+  // have, kStartFrameGap below its stack's top (newproc). An unwinder's walk
+  // of its stack ends there, returning to goexit.
+  static constexpr uintptr_t kStartFrameGap = 16;
+  static uintptr_t FrameBase(const G* gp) { return gp->stack.hi - kStartFrameGap; }
   uint64_t global(int i) const { return data_->globals[i].load(); }
   void set_global(int i, uint64_t v) { data_->globals[i].store(v); }
   // Vector dump area n (what `vdump n` stored), kVDumpBytes long.
