@@ -267,7 +267,9 @@ int SweepCmd(const CommandLine& cl, const harness::FlagError* late) {
   if (!oracle::Sweep(opts, &r, &err)) return Bad("sweep: " + err);
   printf("sweep (%s): %s\n", std::string(NativePort().name).c_str(), r.Summary().c_str());
   for (const std::string& f : r.failures) printf("  FAIL %s\n", f.c_str());
-  size_t failed = r.disagreements + r.state_diffs + r.run_errors + r.lost_objects;
+  for (const std::string& a : r.frame_allowed_at) printf("  frame table differs where no preemption stopped: %s\n", a.c_str());
+  size_t failed = r.frame_wrong + r.disagreements + r.state_diffs + r.run_errors + r.lost_objects +
+                  r.protocol_violations + r.save_area_wrong;
   if (failed > r.failures.size()) printf("  and %zu more (--max-failures)\n", failed - r.failures.size());
   if (r.interrupted) {
     printf("sweep: interrupted after %zu of %zu instructions: the counts above are partial\n", r.instructions,

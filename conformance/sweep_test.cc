@@ -195,6 +195,28 @@ TEST(Sweep, CatchesARegisterNotSaved) {
   for (const std::string& f : r.failures) named = named || f.find(r3) != std::string::npos;
   EXPECT_TRUE(named) << "no failure names " << r3 << Failures(r);
 }
+// The frame-table oracle judged every instruction reached, and the table
+// agreed with the machine wherever a preemption was accepted; a table that
+// opens each frame one instruction late is named at an accepted
+// preemption, with the function, the PC and both SP offsets.
+TEST(Sweep, TheFrameTableIsJudgedAtEveryInstructionReached) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  SweepResult r = RunSweep({});
+  EXPECT_EQ(r.frame_wrong, 0u) << r.Summary() << Failures(r);
+  EXPECT_EQ(r.frame_judged, r.instructions - r.not_reached) << r.Summary();
+}
+TEST(Sweep, CatchesAFrameTableOpeningLate) {
+  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  RuntimeOptions ro;
+  ro.mutations.pcsp_late = true;
+  SweepResult r = RunSweep(ro, true);
+  EXPECT_GT(r.frame_wrong, 0u) << r.Summary();
+  bool named = false;
+  for (const std::string& f : r.failures)
+    named = named || (f.find("frame table: ") != std::string::npos && f.find("the table has SP 0 below") != std::string::npos &&
+                      f.find(", the machine SP ") != std::string::npos);
+  EXPECT_TRUE(named) << "no failure names both SP offsets" << Failures(r);
+}
 TEST(Sweep, CatchesTheOutermostInlinedBody) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;

@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/artifacts.h"
 #include "core/ir.h"
 #include "fuzz/extra_counters.h"
 #include "fuzz/verdict_probe.h"
@@ -223,7 +224,10 @@ struct Op {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  // An input whose probes never end is a finding with its input kept
+  // (fuzz/artifacts.h), not the test runner's timeout.
+  safepoint::fuzz::StartStallWatchdog("differential_fuzz", *argc, *argv, "differential_fuzz -runs=1");
   safepoint::SetFatalErrorsAbort(true);  // a fatal error in the native runs is a crash with its input saved
   signal(SIGPIPE, SIG_IGN);              // a dead executor is an error to handle, not a signal
   if (const char* t = getenv("SAFEPOINT_DIFF_TIMEOUT"); t && *t) {
@@ -266,6 +270,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  safepoint::fuzz::WatchedExecution watched(data, size);
   auto at = [&](size_t i) -> uint8_t { return i < size ? data[i] : 0; };
   uint8_t settings = at(0);
   if (settings & 0xfe) return -1;  // reserved bits: not an input
@@ -347,6 +352,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
+  // The frame-table oracle's finding on one port needs no other port.
+  for (const Answer* a : ok)
+    for (size_t i = 0; i < q.ops.size(); i++) {
+      const ProbeResult& r = a->resp.probes[i];
+      if (r.actual != Outcome::kRunError || r.detail.rfind(safepoint::verdict::kFrameTableFinding, 0) != 0) continue;
+      fprintf(stderr, "==safepoint-diff== ERROR: frame-table oracle on %s at instruction %u (settings 0x%02x): %s\n",
+              a->label.c_str(), r.insn, settings, r.detail.c_str());
+      fprintf(stderr, "  the program:\n%s", q.program.c_str());
+      abort();
+    }
   for (size_t i = 0; i < q.ops.size(); i++) {
     const Op& op = ops[q.ops[i]];
     uint64_t kind = static_cast<uint64_t>(op.insn->op) * 64 + static_cast<uint64_t>(op.insn->service);

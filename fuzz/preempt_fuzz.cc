@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 
+#include "fuzz/artifacts.h"
 #include "oracle/preempt_case.h"
 #include "harness/mutations.h"
 #include "platforms/native.h"
@@ -38,52 +39,6 @@ void Feature(uint64_t a, uint64_t b = 0, uint64_t c = 0) {
 }
 
 const safepoint::harness::MutationDef* g_mutation = nullptr;
-std::string g_artifact_prefix = "./";
-
-// SHA-1 (FIPS 180-4) as hex: libFuzzer names its artifacts by it.
-std::string Sha1Hex(const uint8_t* data, size_t size) {
-  uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
-  std::string m(reinterpret_cast<const char*>(data), size);
-  m += static_cast<char>(0x80);
-  while (m.size() % 64 != 56) m += '\0';
-  for (int i = 7; i >= 0; i--) m += static_cast<char>((static_cast<uint64_t>(size) * 8) >> (8 * i));
-  auto rol = [](uint32_t x, int n) { return (x << n) | (x >> (32 - n)); };
-  for (size_t off = 0; off < m.size(); off += 64) {
-    uint32_t w[80];
-    for (int i = 0; i < 16; i++)
-      w[i] = static_cast<uint32_t>(static_cast<uint8_t>(m[off + 4 * i])) << 24 |
-             static_cast<uint32_t>(static_cast<uint8_t>(m[off + 4 * i + 1])) << 16 |
-             static_cast<uint32_t>(static_cast<uint8_t>(m[off + 4 * i + 2])) << 8 |
-             static_cast<uint32_t>(static_cast<uint8_t>(m[off + 4 * i + 3]));
-    for (int i = 16; i < 80; i++) w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-    for (int i = 0; i < 80; i++) {
-      uint32_t f = i < 20 ? (b & c) | (~b & d) : i < 40 ? b ^ c ^ d : i < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d;
-      uint32_t k = i < 20 ? 0x5A827999 : i < 40 ? 0x6ED9EBA1 : i < 60 ? 0x8F1BBCDC : 0xCA62C1D6;
-      uint32_t t = rol(a, 5) + f + e + k + w[i];
-      e = d, d = c, c = rol(b, 30), b = a, a = t;
-    }
-    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e;
-  }
-  char hex[41];
-  for (int i = 0; i < 5; i++) snprintf(hex + 8 * i, 9, "%08x", h[i]);
-  return hex;
-}
-
-// Writes the input as its artifact before the abort: libFuzzer writes its
-// crash- file only after printing a stack trace, and under QEMU on loong64
-// the sanitizer's unwinder faulted there, so the campaign ended with its
-// finding printed and no reproducer left. The same name libFuzzer gives it
-// (crash-<SHA-1>), so that where libFuzzer gets there too it is one file.
-void SaveArtifact(const uint8_t* data, size_t size) {
-  std::string path = g_artifact_prefix + "crash-" + Sha1Hex(data, size);
-  if (FILE* f = fopen(path.c_str(), "wb")) {
-    fwrite(data, 1, size, f);
-    fclose(f);
-    fprintf(stderr, "  saved: %s\n", path.c_str());
-  }
-}
-
 void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::CaseResult& r) {
   using safepoint::oracle::Judgement;
   const Judgement& j = r.judgement;
@@ -142,8 +97,11 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   safepoint::SetFatalErrorsAbort(true);  // a fatal error is a crash with its input saved
-  for (int i = 1; i < *argc; i++)
-    if (strncmp((*argv)[i], "-artifact_prefix=", 17) == 0) g_artifact_prefix = (*argv)[i] + 17;
+  // An input whose run never ends is a finding with its input kept, not a
+  // test runner's timeout (fuzz/artifacts.h says why libFuzzer's own
+  // -timeout cannot see it here).
+  safepoint::fuzz::StartStallWatchdog("preempt_fuzz", *argc, *argv,
+                                      "safepoint repro --arch=" + std::string(safepoint::NativePort().name));
   if (const char* m = getenv("SAFEPOINT_FUZZ_MUTATE"); m && *m) {
     g_mutation = safepoint::harness::FindMutation(m);
     if (!g_mutation) {
@@ -168,13 +126,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string err;
   if (!safepoint::oracle::DecodeCase(data, size, &c, &err)) return -1;  // not a case: kept out of the corpus
   if (g_mutation) g_mutation->apply(c.opts.mutations);
+  safepoint::fuzz::ExecutionBegins(data, size);
   safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
+  safepoint::fuzz::ExecutionEnds();
   if (!r.ok) {
     // The unpreempted run itself failed: a generated program the runtime
     // could not run is a finding too (the generator promises valid ones).
     fprintf(stderr, "==safepoint-fuzz== ERROR: run failed before any preemption [%s]: %s\n",
             std::string(safepoint::NativePort().name).c_str(), err.c_str());
-    SaveArtifact(data, size);
+    safepoint::fuzz::SaveArtifact("crash", data, size);
     abort();
   }
   RecordFeatures(c, r);
@@ -193,7 +153,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       at = n + 1;
     }
     fprintf(stderr, "  replay: safepoint repro --arch=%s CRASH_FILE\n", std::string(safepoint::NativePort().name).c_str());
-    SaveArtifact(data, size);
+    safepoint::fuzz::SaveArtifact("crash", data, size);
     abort();
   }
   return 0;

@@ -1,3 +1,4 @@
+#include "oracle/frame_table.h"
 #include "fuzz/verdict_probe.h"
 
 #include <map>
@@ -94,6 +95,10 @@ ProbeResult Probe(const ir::Program& prog, const harness::RuntimeFactory& make, 
     r.actual = o.resume == o.pc ? Outcome::kAccepted : o.resume == o.entry ? Outcome::kRestartedAtEntry
                                                                             : Outcome::kResumedElsewhere;
     if (o.resume == o.entry) r.flags |= kResumeAtEntry;
+    // The frame table where the goroutine stopped, against its stack at the
+    // trap: a disagreement is this port's finding whatever the others do.
+    oracle::FrameCheck fc = oracle::CheckFrameTable(p.base.table, o.frame, o.resume);
+    if (fc.judged && !fc.ok()) r.actual = Outcome::kRunError, r.detail = kFrameTableFinding + fc.problem;
   }
   return r;
 }

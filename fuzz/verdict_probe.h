@@ -17,6 +17,11 @@
 
 namespace safepoint::verdict {
 
+// A probe whose accepted preemption the frame-table oracle judged wrong
+// (oracle/frame_table.h) answers kRunError with a detail that starts with
+// this; the differential fuzzer reports it on that port alone.
+inline constexpr const char* kFrameTableFinding = "frame table: ";
+
 // `mutate`, when given, breaks every runtime it runs (harness/mutations.h):
 // an executor under a mutation shows the differential fuzzer a difference.
 ProbeResponse ProbeOnNativePort(const ProbeRequest& q, void (*mutate)(RuntimeMutations&) = nullptr);

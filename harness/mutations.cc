@@ -79,6 +79,10 @@ const std::vector<MutationDef>& Mutations() {
        "passed to a call is lost",
        "Scan_9_7_5.CatchesAScanSkippingTheOutgoingArgumentArea, Sweep.CollectionCatchesAScanSkippingTheOutgoingArgs",
        false, [](RuntimeMutations& m) { m.scan_skips_outgoing_args = true; }, NeedsAsync},
+      {"pcsp-late",
+       "the function table has each frame open one instruction after its SP moves: at that instruction an unwinder "
+       "reads the caller's frame from the wrong SP",
+       "Sweep.CatchesAFrameTableOpeningLate", true, [](RuntimeMutations& m) { m.pcsp_late = true; }, NeedsAsync},
   };
   return kMutations;
 }

@@ -69,6 +69,14 @@ class Walker {
                                           " is in no function of the table");
       }
       w.off = static_cast<uint32_t>(pc - img_.code_base);
+      if (depth == 0 && img_.goexit >= img_.code_base && w.f == t_.Find(static_cast<uint32_t>(img_.goexit - img_.code_base))) {
+        // Stopped in goexit itself: the goroutine's first frame has
+        // returned, and nothing is left to walk but its frame base.
+        w.frames = 1;
+        if (sp == img_.base) return w;
+        return Wrong(&w, Where(*w.f, w.off) + ": SP " + Hex(sp) + " in goexit, the goroutine's frame base is " +
+                             Hex(img_.base));
+      }
       w.st = depth == 0 && first != nullptr ? *first : w.f->SpAt(w.off);
       const FuncInfo::SpState& st = w.st;
       if (st.delta < 0) return Wrong(&w, Where(*w.f, w.off) + ": SP " + std::to_string(-st.delta) + " above its entry SP");

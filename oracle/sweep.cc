@@ -66,6 +66,8 @@ bool Sweep(const SweepOptions& opts, SweepResult* out, std::string* err) {
     Judgement j = Judge(NativePort(), state, baseline.end, o, &baseline.table);
     out->frame_judged += j.frame_judged;
     out->frame_allowed += j.frame_allowed.size();
+    for (const std::string& a : j.frame_allowed)
+      if (out->frame_allowed_at.size() < opts.max_failures) out->frame_allowed_at.push_back(a + " (" + j.got + ")");
     if (!j.frame.empty()) {
       out->frame_wrong++;
       fail(": frame table: " + j.frame);

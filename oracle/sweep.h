@@ -51,6 +51,7 @@ struct SweepResult {
   size_t frame_judged = 0;
   size_t frame_wrong = 0;
   size_t frame_allowed = 0;
+  std::vector<std::string> frame_allowed_at;  // where, up to max_failures
   std::vector<std::string> failures;  // details, up to max_failures
   size_t total = 0;               // instructions the sweep would arm
   bool interrupted = false;       // stopped by proceed before the end

@@ -145,6 +145,12 @@ struct RuntimeMutations {
   // The conservative scan of the interrupted frame starts above its
   // outgoing-argument area: a pointer only there is lost.
   bool scan_skips_outgoing_args = false;
+  // The function table (pcsp) has each frame open one instruction late:
+  // the row of the first SP move of every generated function starts at the
+  // instruction after the one it should, so at that instruction the table
+  // says SP is where it was at entry (a table/machine disagreement at an
+  // accepted PC, the class of Go's epilogue unwinder crashes).
+  bool pcsp_late = false;
 };
 
 struct RuntimeOptions {

@@ -9,6 +9,8 @@
 // (entersyscall/exitsyscall) around emitted code and never block the M.
 #include "runtime/runtime.h"
 
+#include <algorithm>
+
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -216,11 +218,28 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   if (!code_) return false;
   table_ = std::move(out.table);
   if (opts_.hooks.edit_table) opts_.hooks.edit_table(table_);
+  if (opts_.mutations.pcsp_late) OpenFramesLate(&table_);
   goexit_off_ = out.goexit;
   InitAsync();
   handshakes_.assign(ir::kGlobals, false);
   waiters_.assign(ir::kGlobals, {});
   return true;
+}
+
+// The pcsp_late mutation: each generated function's first SP move is
+// recorded one instruction after the instruction that follows it.
+void Runtime::OpenFramesLate(FuncTable* t) {
+  for (FuncInfo& f : t->funcs) {
+    if (f.has(kFuncAsm)) continue;
+    for (size_t i = 0; i < f.pcsp.size(); i++) {
+      if (f.pcsp[i].delta == 0) continue;
+      auto next = std::upper_bound(t->insns.begin(), t->insns.end(), f.pcsp[i].from);
+      uint32_t later = next != t->insns.end() ? *next : f.end;
+      if (i + 1 < f.pcsp.size() && later >= f.pcsp[i + 1].from) later = f.pcsp[i + 1].from;
+      f.pcsp[i].from = later;
+      break;
+    }
+  }
 }
 
 void Runtime::Abort(const std::string& why) {

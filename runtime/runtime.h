@@ -263,6 +263,8 @@ class Runtime {
   // of its stack ends there, returning to goexit.
   static constexpr uintptr_t kStartFrameGap = 16;
   static uintptr_t FrameBase(const G* gp) { return gp->stack.hi - kStartFrameGap; }
+  // The pcsp_late mutation's edit of a loaded table (RuntimeMutations).
+  static void OpenFramesLate(FuncTable* t);
   uint64_t global(int i) const { return data_->globals[i].load(); }
   void set_global(int i, uint64_t v) { data_->globals[i].store(v); }
   // Vector dump area n (what `vdump n` stored), kVDumpBytes long.
