@@ -184,9 +184,17 @@ TEST(Semantics, TheInterpreterRefusesWhatIsNotPortable) {
   ir::Program prog;
   std::string err;
   std::vector<uint64_t> g;
-  ASSERT_TRUE(ir::ParseProgram("func main.main\n  fillregs 3\n  ret\nend\n", &prog, &err));
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  flagsdump g[3]\n  ret\nend\n", &prog, &err));
   EXPECT_FALSE(oracle::Interpret(prog, "main.main", &g, &err));
   EXPECT_EQ(err, "2: an operation whose result depends on the port (registers, vectors, flags)");
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  fillregs 3\n  st g[1], r4\n  ret\nend\n", &prog, &err));
+  EXPECT_FALSE(oracle::Interpret(prog, "main.main", &g, &err));
+  EXPECT_EQ(err, "3: reads r4, which holds the port's own value (fillregs, sumregs)");
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  wait 3\n  ret\nend\n", &prog, &err));
+  EXPECT_FALSE(oracle::Interpret(prog, "main.main", &g, &err));
+  ASSERT_TRUE(ir::ParseProgram("func main.main frame=16\n  addrslot r1, 8\n  ldm r2, r1, 0\n  ret\nend\n", &prog, &err));
+  EXPECT_FALSE(oracle::Interpret(prog, "main.main", &g, &err));
+  EXPECT_EQ(err, "3: reads a frame slot through its address before storing it");
   ASSERT_TRUE(ir::ParseProgram("func main.main\n  movi r2, 1\n  call main.f\n  st g[1], r2\n  ret\nend\n"
                                "func main.f\n  ret\nend\n",
                                &prog, &err));

@@ -214,6 +214,12 @@ const OpSyntax* FindOp(const std::string& word) {
 
 }  // namespace
 
+std::vector<std::string> OperationNames() {
+  std::vector<std::string> out;
+  for (const OpSyntax& r : OpTable()) out.push_back(r.word);
+  return out;
+}
+
 const char* ServiceName(Service s) { return kServices[static_cast<int>(s)].ir; }
 const char* ServiceSymbol(Service s) { return kServices[static_cast<int>(s)].symbol; }
 bool ServiceHasImm(Service s) { return kServices[static_cast<int>(s)].has_imm; }

@@ -245,6 +245,11 @@ bool Validate(const Program& p, std::string* err);
 
 std::string PackageOf(const std::string& func_name);
 
+// The spelling of every operation, in OpTable()'s order (services
+// included, `starg` and `drop` as their own words): what a coverage report
+// of programs counts.
+std::vector<std::string> OperationNames();
+
 }  // namespace safepoint::ir
 
 #endif

@@ -1,5 +1,6 @@
 #include "harness/generator.h"
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <vector>
@@ -24,13 +25,24 @@ class Gen {
     // main's frame up to where its prologue still passes on a 2 KB stack:
     // main calling a nosplit helper then reaches the stack rule's boundary
     // (asyncPreemptStack) without a non-leaf helper between them.
-    std::string out = "func main.main frame=" + std::to_string(8 * Pick(2, 140)) + "\n";
+    main_frame_ = 8 * Pick(2, 140);
     defined_.clear();
     labels_ = 0;
     int frame_slots = 2;
-    out += Body(hs, 6 + Pick(0, 12), frame_slots, true);
-    out += "  ret\nend\n";
+    std::string body = Body(hs, 6 + Pick(0, 12), frame_slots, true, /*finale=*/false);
+    // The shapes below read their choices after every choice above, so an
+    // input whose bytes end before them (every fuzz seed written before
+    // they existed) makes the program it made; a zero byte is "none".
+    body += Shapes(hs);
+    body += Finale(true);
+    std::string out = "func main.main frame=" + std::to_string(main_frame_);
+    if (!main_ptrs_.empty()) {
+      out += " ptrs=";
+      for (size_t k = 0; k < main_ptrs_.size(); k++) out += (k ? "/" : "") + std::to_string(main_ptrs_[k]);
+    }
+    out += "\n" + main_prefix_ + body + "  ret\nend\n";
     for (const Helper& h : hs) out += h.text;
+    out += extra_funcs_;
     return out;
   }
 
@@ -105,7 +117,7 @@ class Gen {
 
   // One straight-line stretch with an optional bounded loop; reads only
   // defined registers; calls only helpers (which clobber all but r0).
-  std::string Body(const std::vector<Helper>& hs, int n, int slots, bool top) {
+  std::string Body(const std::vector<Helper>& hs, int n, int slots, bool top, bool finale = true) {
     std::string b;
     std::set<int> stored_slots;
     for (int k = 0; k < n; k++) {
@@ -231,6 +243,12 @@ class Gen {
         }
       }
     }
+    if (finale) b += Finale(top);
+    return b;
+  }
+
+  std::string Finale(bool top) {
+    std::string b;
     if (top) {
       // Everything observable: every register defined, then dumped.
       for (int r = 0; r < ir::kPortableRegs; r++)
@@ -242,6 +260,152 @@ class Gen {
     return b;
   }
 
+  // A helper whose text the shapes below write, with main's registers kept
+  // as they were (a helper's body starts from its argument alone).
+  std::string HelperBody(int n, int slots) {
+    std::set<int> saved = defined_;
+    defined_ = {0};
+    std::vector<Helper> none;
+    std::string b = Body(none, n, slots, false);
+    defined_ = saved;
+    return b;
+  }
+
+  // main calls F with r0 = a value and keeps the result in g[G].
+  std::string CallInto(const std::string& f, int g) {
+    std::string b = "  movi r0, " + std::to_string(Imm()) + "\n  call " + f + "\n  st " + G(g) + ", r0\n";
+    defined_ = {0};
+    return b;
+  }
+
+  // The shapes the body above never writes, appended to main (the helpers
+  // they call after the others): one choice says which, a bit each.
+  std::string Shapes(const std::vector<Helper>& hs) {
+    int mask = Pick(0, 127);
+    std::string b;
+    std::string k = std::to_string(shapes_++);
+    if (mask & 1) {
+      // An early return: main.eK returns at once for one value of its
+      // argument; the code after that ret (a call included) runs for the
+      // others, reached by the branch. main calls it both ways.
+      bool on_zero = Pick(0, 1);
+      extra_funcs_ += "func main.e" + k + " frame=16\n  " + (on_zero ? "jnz" : "jz") + " r0, late\n  addi r0, " +
+                      std::to_string(Pick(1, 99)) + "\n  ret\nlate:\n  stslot 8, r0\n  call main.leafk\n" +
+                      "  ldslot r1, 8\n  add r0, r1\n  ret\nend\n";
+      b += "  movi r0, 0\n  call main.e" + k + "\n  st g[52], r0\n  movi r0, " + std::to_string(Pick(1, 1000)) +
+           "\n  call main.e" + k + "\n  st g[53], r0\n";
+      // A branch around a call, taken or not by the value.
+      std::string l = "s" + std::to_string(labels_++);
+      std::string callee = hs.empty() || Pick(0, 1) ? "main.leafk" : hs[Pick(0, static_cast<int>(hs.size()) - 1)].name;
+      b += "  movi r0, " + std::to_string(Pick(0, 1) ? 0 : Pick(1, 50)) + "\n  " + (Pick(0, 1) ? "jz" : "jnz") +
+           " r0, " + l + "\n  call " + callee + "\n" + l + ":\n  st g[54], r0\n";
+      defined_ = {0};
+    }
+    if (mask & 2) {
+      // A pointer into main's own stack (slot D's address), in a declared
+      // pointer slot P and in r0, the argument of main.growK, whose frame
+      // makes the stack grow at its prologue (morestack: r0 is spilled to
+      // g.argspill, which copystack adjusts). growK reads and writes D
+      // through it and returns it; main reads through the register, then
+      // (after a collection, which shrinks the stack again) through the
+      // slot. main's frame stays small so that the shrink happens.
+      main_frame_ = 8 * Pick(5, 20);
+      int d = Pick(0, 1) ? 16 : 24, p = 40 - d;
+      main_ptrs_.push_back(p);
+      int frame = 8 * Pick(160, 510);
+      extra_funcs_ += "func main.grow" + k + " frame=" + std::to_string(frame) + "\n  ldm r1, r0, 0\n  addi r1, " +
+                      std::to_string(Pick(1, 99)) + "\n  stm r0, 0, r1\n  stslot " + std::to_string(frame - 8) +
+                      ", r1\n  ret\nend\n";
+      b += "  movi r1, " + std::to_string(Imm()) + "\n  stslot " + std::to_string(d) + ", r1\n  addrslot r2, " +
+           std::to_string(d) + "\n  stslot " + std::to_string(p) + ", r2\n  addrslot r0, " + std::to_string(d) +
+           "\n  call main.grow" + k + "\n  ldm r3, r0, 0\n  st g[55], r3\n  drop r0\n";
+      if (Pick(0, 3) != 0) b += "  gc\n";
+      b += "  ldslot r4, " + std::to_string(p) + "\n  ldm r5, r4, 0\n  st g[56], r5\n  movi r6, " +
+           std::to_string(Imm()) + "\n  stm r4, 0, r6\n  ldslot r7, " + std::to_string(d) + "\n  st g[57], r7\n" +
+           "  drop r4\n";
+      defined_ = {4, 5, 6, 7};
+    }
+    if (mask & 4) {
+      // Frames at and just past each port's encoding limits: one helper
+      // per limit, leaf or not, called from main.
+      int n = 0;
+      for (int limit : kGeneratorFrameLimits) {
+        int locals = std::min(limit + 8 * Pick(-2, 2), ir::kMaxFrame);
+        bool leaf = Pick(0, 1);
+        std::string name = "main.f" + k + "_" + std::to_string(n++);
+        extra_funcs_ += "func " + name + " frame=" + std::to_string(locals) + "\n" +
+                        HelperBody(1 + Pick(0, 3), locals / 8) + (leaf ? "" : "  call main.leafk\n") + "  ret\nend\n";
+        b += CallInto(name, 58);
+      }
+    }
+    if (mask & 8) {
+      // Inlined bodies nested three deep, each of the runtime package or not.
+      int d = Reg();
+      std::string n = std::to_string(labels_++);
+      auto pkg = [&] { return Pick(0, 1) ? "runtime.gen" : "main.gen"; };
+      std::string a = pkg(), c = pkg(), e = pkg();
+      b += "  inline " + a + n + "a\n  movi " + R(d) + ", " + std::to_string(Imm()) + "\n  inline " + c + n +
+           "b\n  addi " + R(d) + ", " + std::to_string(Pick(1, 9)) + "\n  inline " + e + n + "c\n  muli " + R(d) +
+           ", 3\n  endinline\n  endinline\n  endinline\n";
+      defined_.insert(d);
+    }
+    if (mask & 16) {
+      // The function attributes: an assembly leaf and a foreign leaf (small
+      // frames: no stack check, so never a frame a walk must pass), a
+      // function that restarts at its entry, and a runtime-package one.
+      std::string asmf = "main.asm" + k, ngo = "main.ngo" + k, rae = "main.rae" + k, rt = "runtime.gen" + k;
+      int af = 8 * Pick(0, 15), nf = 8 * Pick(0, 15), rf = 8 * Pick(0, 20);
+      extra_funcs_ += "func " + asmf + " asm frame=" + std::to_string(af) + "\n" + HelperBody(1 + Pick(0, 3), af / 8) +
+                      "  ret\nend\n";
+      extra_funcs_ += "func " + ngo + " nongo frame=" + std::to_string(nf) + "\n" + HelperBody(1 + Pick(0, 3), nf / 8) +
+                      "  ret\nend\n";
+      extra_funcs_ += "func " + rae + " restartatentry\n  movi r1, " + std::to_string(Imm()) + "\n  addi r1, " +
+                      std::to_string(Pick(1, 99)) + "\n  st g[59], r1\n  mov r0, r1\n  ret\nend\n";
+      extra_funcs_ += "func " + rt + " frame=" + std::to_string(rf) + "\n" + HelperBody(1 + Pick(0, 3), rf / 8) +
+                      (Pick(0, 1) ? "  call main.leafk\n" : "") + "  ret\nend\n";
+      for (const std::string& f : {asmf, ngo, rae, rt}) b += CallInto(f, 60);
+    }
+    if (mask & 32) {
+      // A heap object only a declared pointer slot of main's reaches,
+      // across a call that grows the stack and a collection; and a callee
+      // that stores into its outgoing-argument area (args=) before a call.
+      if (main_frame_ < 48) main_frame_ = 48;
+      main_ptrs_.push_back(40);
+      int frame = 8 * Pick(160, 510);
+      extra_funcs_ += "func main.big" + k + " frame=" + std::to_string(frame) + "\n  stslot 0, r0\n  ldslot r1, 0\n" +
+                      "  addi r1, 1\n  stslot " + std::to_string(frame - 8) + ", r1\n  mov r0, r1\n  ret\nend\n";
+      extra_funcs_ += "func main.args" + k + " frame=32 args=16\n  stslot 16, r0\n  starg 0, r0\n  starg 8, r0\n" +
+                      "  call main.leafk\n  ldslot r1, 16\n  add r0, r1\n  ret\nend\n";
+      b += "  alloc " + std::to_string(8 * Pick(2, 8)) + "\n  movi r1, " + std::to_string(Imm()) +
+           "\n  stm r0, 8, r1\n  stslot 40, r0\n  drop r0\n";
+      b += CallInto("main.big" + k, 61);
+      b += "  gc\n  ldslot r2, 40\n  ldm r3, r2, 8\n  st g[62], r3\n  drop r2\n";
+      b += CallInto("main.args" + k, 61);
+    }
+    if (mask & 64) {
+      // The rest of the portable operations: a write barrier, REGTMP, an
+      // unconditional jump over code, a short sleep, a handshake the
+      // goroutine then waits for, the vector and flag registers set (and
+      // the vectors dumped), and every register filled and summed (their
+      // values are the port's: nothing reads them after).
+      std::string l = "s" + std::to_string(labels_++);
+      int hk = Pick(0, 7);
+      b += "  movi r1, " + std::to_string(Imm()) + "\n  wb_store g[63], r1\n  usetmp r1\n  st g[52], r1\n  jmp " + l +
+           "\n  movi r1, 5\n  st g[52], r1\n" + l + ":\n  sleep " + std::to_string(Pick(0, 20000)) +
+           "\n  handshake " + std::to_string(hk) + "\n  wait " + std::to_string(hk) + "\n  vfill " +
+           std::to_string(Pick(0, 254)) + "\n  vdump " + std::to_string(Pick(0, ir::kVDumpAreas - 1)) +
+           "\n  setflags " + std::to_string(Imm()) + "\n  fillregs " + std::to_string(Pick(0, 1000)) +
+           "\n  sumregs " + R(Reg()) + "\n";
+      defined_ = {};
+    }
+    if (!main_ptrs_.empty()) {
+      // Declared pointer slots hold a pointer or nil from main's entry on.
+      main_prefix_ = "  movi r11, 0\n";
+      for (int p : main_ptrs_) main_prefix_ += "  stslot " + std::to_string(p) + ", r11\n";
+    }
+    return b;
+  }
+
   std::mt19937_64 rng_;
   const uint8_t* bytes_ = nullptr;
   size_t left_ = 0;
@@ -249,6 +413,10 @@ class Gen {
   std::set<int> defined_;
   int labels_ = 0;
   bool spawns_ = false;
+  int shapes_ = 0;
+  int main_frame_ = 0;
+  std::vector<int> main_ptrs_;
+  std::string main_prefix_, extra_funcs_;
 
  public:
   bool spawns() const { return spawns_; }

@@ -18,20 +18,52 @@ struct Interp {
   std::map<uint64_t, std::vector<uint64_t>> heap;  // payload address -> words
   uint64_t v0[2] = {};
   bool v0_set = false;
+  // The frames of the calls under way, at abstract addresses too (addrslot:
+  // a port's are its own stack's): slot OFF of a frame at base B is B+OFF.
+  static constexpr uint64_t kStackBase = 0x7000'0000'0000ull;
+  struct Frame {
+    std::vector<uint64_t>* slots;
+    std::vector<bool>* set;
+    size_t n;  // slots of the function's frame
+  };
+  std::map<uint64_t, Frame> frames;  // base -> frame
+  uint64_t calls = 0;
+  // Handshakes made (handshake N): a wait for one is no wait.
+  std::map<int64_t, bool> handshakes;
+  // Registers holding what an operation left that is the port's own
+  // (fillregs, sumregs): reading one is outside the subset.
+  bool port_value[ir::kPortableRegs] = {};
 
-  // The word at address `at` of an object, or nullptr.
-  uint64_t* Word(uint64_t at) {
+  // The word at address `at` of an object or a live frame, or nullptr;
+  // for a frame's slot, *set is its stored flag's vector and *idx its index.
+  uint64_t* Word(uint64_t at, std::vector<bool>** set = nullptr, size_t* idx = nullptr) {
+    if (set) *set = nullptr;
+    auto f = frames.upper_bound(at);
+    if (f != frames.begin()) {
+      --f;
+      uint64_t d = at - f->first;
+      if (at >= f->first && d % 8 == 0 && d / 8 < f->second.n) {
+        if (set) *set = f->second.set, *idx = d / 8;
+        return &(*f->second.slots)[d / 8];
+      }
+    }
     auto it = heap.upper_bound(at);
     if (it == heap.begin()) return nullptr;
     --it;
     if (at < it->first || (at - it->first) % 8 != 0 || (at - it->first) / 8 >= it->second.size()) return nullptr;
     return &it->second[(at - it->first) / 8];
   }
-  bool Mem(const ir::Insn& i, int base, int64_t off, uint64_t** w) {
+  // A word a load or store reaches: an object's, or a live frame's slot (a
+  // load of a slot never stored is refused; a store marks it stored).
+  bool Mem(const ir::Insn& i, int base, int64_t off, uint64_t** w, bool store = false) {
     uint64_t b;
     if (!Read(i, base, &b)) return false;
-    *w = Word(b + static_cast<uint64_t>(off));
-    if (*w == nullptr) return Fail(i, "a memory access outside every allocated object");
+    std::vector<bool>* set = nullptr;
+    size_t idx = 0;
+    *w = Word(b + static_cast<uint64_t>(off), &set, &idx);
+    if (*w == nullptr) return Fail(i, "a memory access outside every allocated object and live frame");
+    if (set && store) (*set)[idx] = true;
+    if (set && !store && !(*set)[idx]) return Fail(i, "reads a frame slot through its address before storing it");
     return true;
   }
 
@@ -44,6 +76,8 @@ struct Interp {
     return false;
   }
   bool Read(const ir::Insn& i, int reg, uint64_t* v) {
+    if (!defined[reg] && port_value[reg])
+      return Fail(i, "reads r" + std::to_string(reg) + ", which holds the port's own value (fillregs, sumregs)");
     if (!defined[reg]) return Fail(i, "reads r" + std::to_string(reg) + ", which a call clobbered");
     *v = r[reg];
     return true;
@@ -55,9 +89,16 @@ struct Interp {
       return false;
     }
     // A function knows only its argument, r0.
-    for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+    for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
     std::vector<uint64_t> slots(f.frame / 8 + 1, 0);
     std::vector<bool> slot_set(f.frame / 8 + 1, false);
+    const uint64_t frame_base = kStackBase + kObjStride * calls++;
+    frames[frame_base] = Frame{&slots, &slot_set, static_cast<size_t>(f.frame / 8)};
+    struct Pop {
+      std::map<uint64_t, Frame>& frames;
+      uint64_t base;
+      ~Pop() { frames.erase(base); }
+    } pop{frames, frame_base};
     std::map<std::string, size_t> labels;
     for (size_t k = 0; k < f.body.size(); k++)
       if (f.body[k].op == ir::Op::kLabel) labels[f.body[k].target] = k;
@@ -98,7 +139,7 @@ struct Interp {
           const ir::Function* c = prog.Find(i.target);
           if (!Call(*c, depth + 1)) return false;
           // Every register but r0 (the result) is clobbered by a call.
-          for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+          for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
           break;
         }
         case Op::kRet: return true;
@@ -115,6 +156,19 @@ struct Interp {
           if (!Read(i, i.rs, &b)) return false;
           slots[i.imm / 8] = b, slot_set[i.imm / 8] = true;
           break;
+        case Op::kAddrSlot: r[i.rd] = frame_base + static_cast<uint64_t>(i.imm), defined[i.rd] = true; break;
+        case Op::kFillRegs:
+          // Every allocatable register = SEED + its index in the port's
+          // order: the values are the port's.
+          for (int k = 0; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = true;
+          break;
+        case Op::kSumRegs: defined[i.rd] = false, port_value[i.rd] = true; break;
+        case Op::kVFill:
+          v0_set = false;  // vector register 0 holds the port's layout of the pattern
+          break;
+        case Op::kVDump:
+        case Op::kSetFlags:
+          break;  // the dump areas and the flags are no globals
         case Op::kAtomicAdd:
           if (!Read(i, i.rs, &b)) return false;
           g[i.imm] += b;  // rS unchanged
@@ -135,7 +189,7 @@ struct Interp {
         }
         case Op::kStMem: {
           uint64_t* w;
-          if (!Read(i, i.rs, &b) || !Mem(i, i.rd, i.imm, &w)) return false;
+          if (!Read(i, i.rs, &b) || !Mem(i, i.rd, i.imm, &w, true)) return false;
           *w = b;
           break;
         }
@@ -143,7 +197,8 @@ struct Interp {
         case Op::kVStore: {
           uint64_t *lo, *hi;
           int base = i.op == Op::kVLoad ? i.rs : i.rd;
-          if (!Mem(i, base, i.imm, &lo) || !Mem(i, base, i.imm + 8, &hi)) return false;
+          bool store = i.op == Op::kVStore;
+          if (!Mem(i, base, i.imm, &lo, store) || !Mem(i, base, i.imm + 8, &hi, store)) return false;
           if (i.op == Op::kVLoad) {
             v0[0] = *lo, v0[1] = *hi, v0_set = true;
           } else {
@@ -173,25 +228,33 @@ struct Interp {
                          o == Op::kLabel || o == Op::kJmp || o == Op::kJnz || o == Op::kJz || o == Op::kRet;
               }
               if (!silent) return Fail(i, "go of a goroutine that may leave state is outside the interpreter's subset");
-              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
               break;
             }
-            case ir::Service::kSleep:
-            case ir::Service::kWait:
             case ir::Service::kHandshake:
+              handshakes[i.imm] = true;
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
+              break;
+            case ir::Service::kWait:
+              // A wait for a handshake this goroutine made goes on at once;
+              // any other waits for another goroutine.
+              if (!handshakes.count(i.imm))
+                return Fail(i, "wait for a handshake the program has not made is outside the interpreter's subset");
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
+              break;
             case ir::Service::kCallback:
               return Fail(i, std::string(ir::ServiceName(i.service)) + " is outside the interpreter's subset");
             case ir::Service::kAlloc: {
               uint64_t at = kHeapBase + kObjStride * heap.size() + 16;
               heap[at] = std::vector<uint64_t>(static_cast<size_t>(i.imm) / 8, 0);
-              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
               r[0] = at, defined[0] = true;
               break;
             }
             default:
               // A service keeps the registers amd64 keeps in callee-saved
               // ones only by accident: as a call, it clobbers all but r0.
-              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false;
+              for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
               break;
           }
           break;

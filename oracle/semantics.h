@@ -6,15 +6,21 @@
 // Portable: movi addi muli add mov, labels and branches, call ret, ld st
 // ldslot stslot, atomic_add, wb_store (with the write barrier off), usetmp,
 // inline regions, dumpregs, the services that do not change state
-// (gosched, acquirem ... secret_end), and the heap: alloc, ldm, stm,
+// (gosched, acquirem ... secret_end, sleep), handshake N and a wait for a
+// handshake the goroutine made itself, and the heap: alloc, ldm, stm,
 // vload, vstore (objects at abstract addresses: a program that stores a
 // pointer in a global leaves a port's own address there, which the
-// interpreter cannot predict), and `go` of a function that only computes
-// in registers (it leaves nothing, whenever it runs). Not portable,
-// refused: any other go, sleep, wait, handshake, callback (other
-// goroutines, time, hooks) and
-// fillregs/sumregs/vfill/vdump/setflags/flagsdump (their results depend on
-// the port's register file and flags).
+// interpreter cannot predict), addrslot (a frame slot's address, abstract
+// too; ldm and stm through it reach the slot while its call is under way),
+// and `go` of a function that only computes in registers (it leaves
+// nothing, whenever it runs). vfill, vdump and setflags change no global
+// (vfill leaves the port's pattern in the vector register vload and
+// vstore use, so a vstore needs a vload after it); fillregs and sumregs
+// leave the port's own values in registers, which the program must not
+// read. Not portable, refused: any other go, a wait for a handshake nobody
+// in the goroutine made, callback (other goroutines, hooks), flagsdump (the
+// port's flags in globals), and reading a register a call clobbered or
+// fillregs/sumregs set.
 #ifndef SAFEPOINT_ORACLE_SEMANTICS_H_
 #define SAFEPOINT_ORACLE_SEMANTICS_H_
 
