@@ -93,6 +93,24 @@ TEST(Protocol, SuspendGsRequestEndsInAPark) {
   EXPECT_EQ(CheckProtocol(bad.evs).rule, "suspendG's request ended without a park");
 }
 
+TEST(Protocol, SuspendGsRequestRescheduledInsteadOfParkedIsRefused) {
+  // The other way a park goes missing: preempted with suspendG's request
+  // standing, the goroutine went back on a run queue and ran again, and
+  // no suspendG claimed it. With the park between, the same run is fine.
+  auto run = [](bool parks) {
+    EventScript l;
+    l.Add(Ev::kResume).Add(Ev::kRequest, {.source = Source::kSuspendG}).Add(Ev::kPreemptAsync);
+    if (parks) l.Add(Ev::kPreemptPark, {.arg = 1});
+    l.Add(Ev::kGlobalRunq).Add(Ev::kGlobalRunqGet).Add(Ev::kResume);
+    return CheckProtocol(l.evs);
+  };
+  ProtocolProblem p = run(true);
+  EXPECT_TRUE(p.ok()) << p.detail;
+  p = run(false);
+  EXPECT_EQ(p.rule, "suspendG's request ended without a park");
+  EXPECT_EQ(p.seq, 5u);
+}
+
 TEST(Protocol, SuspendGsGiveUpBetweenThePreemptionAndTheParkMeansNoPark) {
   // The run ended while goroutine 2, preempted with suspendG's request
   // standing, was on its way to preemptPark: suspendG withdrew
@@ -154,6 +172,17 @@ TEST(Protocol, TheWaitEndsAtTheTakeNotAtTheExecute) {
   two.Add(Ev::kGlobalRunq, {.goid = 2}).Add(Ev::kGlobalRunq).Add(Ev::kGlobalRunqGet, {.goid = 2});
   for (int i = 0; i < 100; i++) two.Add(Ev::kResume, {.goid = 100 + i, .arg = 1});
   EXPECT_EQ(CheckProtocol(two.evs).rule, "the global run queue starved");
+}
+
+TEST(Protocol, TheSixtySecondExecuteIsTheLastAllowed) {
+  // The exact bound: main taken after 62 executes of others is fine (61
+  // and one for slack); a 63rd before the take is the starvation, named at
+  // that execute.
+  static_assert(kGlobalQueueWaitExecutes == 62);
+  EXPECT_TRUE(CheckProtocol(Starve(70, 62).evs).ok()) << CheckProtocol(Starve(70, 62).evs).detail;
+  ProtocolProblem p = CheckProtocol(Starve(70, 63).evs);
+  EXPECT_EQ(p.rule, "the global run queue starved");
+  EXPECT_EQ(p.seq, 3u + 2 * 62);  // main's three events, then two per goroutine
 }
 
 TEST(Protocol, AStarvedGlobalQueueIsRefused) {

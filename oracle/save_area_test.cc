@@ -245,6 +245,64 @@ TEST(SaveAreaOracle, ComparesTheSaveAreaWithTheTrapsRegisters) {
   }
 }
 
+// Field by field against the trap: on every port and every tier, each byte
+// each row of the port's table holds (general registers, every byte of
+// every vector lane, each bit a flag register's setflags_mask covers), and
+// each byte of the interrupted link register, changed alone in a save area
+// that otherwise holds the trap's registers, names that register and no
+// other. A row added to a port's table is covered here without a new test.
+TEST(SaveAreaOracle, EachByteOfEachRowChangedAloneNamesItsRegisterAlone) {
+  size_t rows = 0;
+  for (const PortInfo* p : AllPorts()) {
+    if (!p->async_preemption()) continue;
+    for (int tier = 0; tier < static_cast<int>(p->tiers.size()); tier++) {
+      SCOPED_TRACE(std::string(p->name) + " tier " + std::to_string(tier));
+      TrapCase good = MatchingTrap(*p, tier);
+      const uint32_t slot = p->async_frame - p->pushcall_bytes;
+      const bool lr = !p->link_reg.empty();
+      if (lr) {
+        good.trap.link_known = true;
+        good.trap.link = 0x8877665544332211ull;
+        memcpy(&good.frame[slot], &good.trap.link, 8);
+      }
+      size_t compared = 0, want = lr ? 1 : 0;
+      for (const SavedReg& r : p->saved_regs) want += r.kind != SavedReg::kVector || r.tier == tier;
+      ASSERT_TRUE(CheckAgainstTrap(*p, good.frame, tier, good.xstate, good.trap, &compared).empty());
+      ASSERT_EQ(compared, want);
+      // One changed byte (of the frame or the extended state), and what
+      // must be named for it.
+      auto expect_named = [&](bool in_xstate, uint32_t at, uint8_t flip, const std::string& name) {
+        TrapCase bad = good;
+        (in_xstate ? bad.xstate : bad.frame)[at] ^= flip;
+        std::vector<std::string> got = CheckAgainstTrap(*p, bad.frame, tier, bad.xstate, bad.trap, &compared);
+        ASSERT_EQ(got.size(), 1u) << name << ": byte at " << at << " named " << got.size() << " registers";
+        EXPECT_EQ(got[0].rfind(name, 0), 0u) << got[0];
+      };
+      for (size_t i = 0; i < p->saved_regs.size(); i++) {
+        const SavedReg& r = p->saved_regs[i];
+        if (r.kind == SavedReg::kVector && r.tier != tier) continue;
+        SCOPED_TRACE(r.name);
+        rows++;
+        const std::string name = std::string(r.name) + ": saved 0x";
+        for (uint32_t b = 0; b < r.size; b++) {
+          if (r.kind != SavedReg::kFlags) {
+            expect_named(r.kind == SavedReg::kVector, r.offset + b, 0x01, name);
+            continue;
+          }
+          for (int bit = 0; bit < 8; bit++) {
+            const uint8_t m = static_cast<uint8_t>(1u << bit);
+            if (b < 8 && (r.setflags_mask >> (8 * b) & m)) expect_named(false, r.offset + b, m, name);
+          }
+        }
+      }
+      if (lr)
+        for (uint32_t b = 0; b < 8; b++)
+          expect_named(false, slot + b, 0x01, std::string(p->link_reg) + " (the interrupted link register");
+    }
+  }
+  EXPECT_GT(rows, 0u);
+}
+
 // On a port with a link register, pushCall keeps the interrupted one in its
 // slot at the top of asyncPreempt's frame (no table row holds it): judged
 // there against the trap's, and named when wrong.
