@@ -326,13 +326,18 @@ class Gen {
       defined_ = {4, 5, 6, 7};
     }
     if (mask & 4) {
-      // Frames at and just past each port's encoding limits: one helper
-      // per limit, leaf or not, called from main.
-      int n = 0;
-      for (int limit : kGeneratorFrameLimits) {
-        int locals = std::min(limit + 8 * Pick(-2, 2), ir::kMaxFrame);
+      // Frames at and just past each port's encoding limits: four helpers,
+      // every other limit from a chosen one (so each limit in 4 of 9 of
+      // these programs), leaf or not, called from main; the last size of
+      // the shorter form and the first of the longer one the likeliest.
+      static constexpr int kOffsets[] = {-16, -8, 0, 0, 0, 8, 8, 8, 16};
+      constexpr int kLimits = sizeof kGeneratorFrameLimits / sizeof kGeneratorFrameLimits[0];
+      int first = Pick(0, kLimits - 1);
+      for (int n = 0; n < 4; n++) {
+        int limit = kGeneratorFrameLimits[(first + 2 * n) % kLimits];
+        int locals = std::clamp(limit + kOffsets[Pick(0, 8)], 0, ir::kMaxFrame);
         bool leaf = Pick(0, 1);
-        std::string name = "main.f" + k + "_" + std::to_string(n++);
+        std::string name = "main.f" + k + "_" + std::to_string(n);
         extra_funcs_ += "func " + name + " frame=" + std::to_string(locals) + "\n" +
                         HelperBody(1 + Pick(0, 3), locals / 8) + (leaf ? "" : "  call main.leafk\n") + "  ret\nend\n";
         b += CallInto(name, 58);
@@ -350,20 +355,29 @@ class Gen {
       defined_.insert(d);
     }
     if (mask & 16) {
-      // The function attributes: an assembly leaf and a foreign leaf (small
-      // frames: no stack check, so never a frame a walk must pass), a
-      // function that restarts at its entry, and a runtime-package one.
-      std::string asmf = "main.asm" + k, ngo = "main.ngo" + k, rae = "main.rae" + k, rt = "runtime.gen" + k;
-      int af = 8 * Pick(0, 15), nf = 8 * Pick(0, 15), rf = 8 * Pick(0, 20);
-      extra_funcs_ += "func " + asmf + " asm frame=" + std::to_string(af) + "\n" + HelperBody(1 + Pick(0, 3), af / 8) +
-                      "  ret\nend\n";
-      extra_funcs_ += "func " + ngo + " nongo frame=" + std::to_string(nf) + "\n" + HelperBody(1 + Pick(0, 3), nf / 8) +
-                      "  ret\nend\n";
-      extra_funcs_ += "func " + rae + " restartatentry\n  movi r1, " + std::to_string(Imm()) + "\n  addi r1, " +
-                      std::to_string(Pick(1, 99)) + "\n  st g[59], r1\n  mov r0, r1\n  ret\nend\n";
-      extra_funcs_ += "func " + rt + " frame=" + std::to_string(rf) + "\n" + HelperBody(1 + Pick(0, 3), rf / 8) +
-                      (Pick(0, 1) ? "  call main.leafk\n" : "") + "  ret\nend\n";
-      for (const std::string& f : {asmf, ngo, rae, rt}) b += CallInto(f, 60);
+      // The function attributes, two of four: an assembly leaf and a
+      // foreign leaf (small frames: no stack check, so never a frame a walk
+      // must pass), a function that restarts at its entry, and a
+      // runtime-package one.
+      int first = Pick(0, 3), second = (first + 1 + Pick(0, 2)) % 4;
+      for (int which : {first, second}) {
+        int frame = 8 * Pick(0, 15);
+        std::string f;
+        if (which == 0 || which == 1) {
+          f = (which == 0 ? "main.asm" : "main.ngo") + k;
+          extra_funcs_ += "func " + f + (which == 0 ? " asm" : " nongo") + " frame=" + std::to_string(frame) + "\n" +
+                          HelperBody(1 + Pick(0, 3), frame / 8) + "  ret\nend\n";
+        } else if (which == 2) {
+          f = "main.rae" + k;
+          extra_funcs_ += "func " + f + " restartatentry\n  movi r1, " + std::to_string(Imm()) + "\n  addi r1, " +
+                          std::to_string(Pick(1, 99)) + "\n  st g[59], r1\n  mov r0, r1\n  ret\nend\n";
+        } else {
+          f = "runtime.gen" + k;
+          extra_funcs_ += "func " + f + " frame=" + std::to_string(frame) + "\n" + HelperBody(1 + Pick(0, 3), frame / 8) +
+                          (Pick(0, 1) ? "  call main.leafk\n" : "") + "  ret\nend\n";
+        }
+        b += CallInto(f, 60);
+      }
     }
     if (mask & 32) {
       // A heap object only a declared pointer slot of main's reaches,

@@ -24,10 +24,11 @@ namespace safepoint::harness {
 
 // Frame sizes (locals, bytes) where some port's code for a frame changes
 // shape: each is the largest size of the shorter form, and the generator
-// writes frames from 16 below to 16 above each (up to ir::kMaxFrame), leaf
+// writes frames from 16 below to 16 above each (within [0, ir::kMaxFrame]), leaf
 // and not. Kept port-independent (the programs are portable); the coverage test
 // (conformance/generator_coverage_test) finds every port's limits from its
 // Lowerer and fails if one is missing here.
+//   0         no frame at all (nothing allocated, nothing released)
 //   120, 128  StackSmall: a compare of SP itself, or of SP - (frame-128)
 //             (128 where the frame is the locals, 120 where the port adds
 //             a return-address word and rounds to 16)
@@ -40,7 +41,7 @@ namespace safepoint::harness {
 //   4072      a frame of 4096 bytes (with the return-address word, rounded
 //             to 16: the largest, 4080 bytes of locals) is one load-upper-
 //             immediate, any other beyond 2048 two
-inline constexpr int kGeneratorFrameLimits[] = {120, 128, 232, 256, 2024, 2040, 2168, 4072};
+inline constexpr int kGeneratorFrameLimits[] = {0, 120, 128, 232, 256, 2024, 2040, 2168, 4072};
 
 std::string GenerateProgram(uint64_t seed);
 // The same generator, every choice read from `data` (zeros past its end):

@@ -47,7 +47,7 @@ std::string Band(int limit, bool past, bool leaf) {
     snprintf(b, sizeof b, "%d..%d, just past %d, %s", limit + 8, std::min(limit + 16, ir::kMaxFrame), limit,
              leaf ? "leaf" : "non-leaf");
   else
-    snprintf(b, sizeof b, "%d..%d, at %d, %s", limit - 16, limit, limit, leaf ? "leaf" : "non-leaf");
+    snprintf(b, sizeof b, "%d..%d, at %d, %s", std::max(limit - 16, 0), limit, limit, leaf ? "leaf" : "non-leaf");
   return b;
 }
 
