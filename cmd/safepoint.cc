@@ -237,6 +237,7 @@ int SweepCmd(const CommandLine& cl, const harness::FlagError* late) {
     harness::CollectAtEveryPreemption(&opts.runtime);
   }
   opts.max_failures = cl.max_failures;
+  opts.frame_table = !cl.no_frame_table;
   if (cl.mutate == "list") {
     printf("mutations on port %s (each caught by the named test on every port it applies to):\n",
            std::string(NativePort().name).c_str());

@@ -102,6 +102,7 @@ bool CheckSubcommand(Parse& p, const FlagContext& ctx, const SubcommandDef& sub,
     if (!ParseXStateScan(p["xstate-scan"], &l.xstate_scan))
       return p.RefuseValue("xstate-scan", "want go1.26 or go1.27", true);
     l.collect = p.On("collect");
+    l.no_frame_table = p.On("no-frame-table");
     if (!ParseNumber(p["max-failures"], 0, 1e9, &v) || v != static_cast<size_t>(v))
       return p.RefuseValue("max-failures", "want a count", true);
     l.max_failures = static_cast<size_t>(v);
@@ -228,6 +229,7 @@ std::vector<std::string> RenderCommandLine(const CommandLine& line) {
   flag("show", line.show);
   num("max-failures", static_cast<double>(line.max_failures), static_cast<double>(def.max_failures));
   flag("collect", line.collect);
+  flag("no-frame-table", line.no_frame_table);
   str("xstate-scan", scan(line.xstate_scan), scan(def.xstate_scan));
   num("timeout", line.timeout_s, def.timeout_s);
   for (const std::string& a : line.args) w.push_back(a);

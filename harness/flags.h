@@ -54,6 +54,7 @@ inline constexpr FlagDef kFlags[] = {
     {"show", "", "repro: print the case first: its settings and its program as text (save it to run it with safepoint run)", true},
     {"max-failures", "20", "sweep: failures listed in detail (all are counted)", false},
     {"collect", "", "sweep: a whole collection (and a stack shrink) at every accepted preemption, judged by the liveness oracle too; the built-in heap program unless --program", true},
+    {"no-frame-table", "", "sweep: do not judge the function table against the machine at each trap (to time the frame-table oracle's cost)", true},
     {"xstate-scan", "go1.27", "run, sweep: whether the collector scans the saved vector registers: go1.27 (conservatively) or go1.26 (not at all)", false},
     {"timeout", "0", "run, sweep: seconds before giving up with exit status 3 (0: none)", false},
 };
@@ -71,7 +72,7 @@ inline constexpr SubcommandDef kSubcommands[] = {
      "the chapter's 9.7.1 experiment on this port: three loops that never yield, each in a child process\n"
      "with GOMAXPROCS=1, with asyncpreemptoff=1 and without; prints the chapter's six lines",
      0, "experiment takes no arguments"},
-    {"sweep", "safepoint sweep [--program=FILE] [--runtimesecret] [--mutate=M] [--collect] [--xstate-scan=V]",
+    {"sweep", "safepoint sweep [--program=FILE] [--runtimesecret] [--mutate=M] [--collect] [--no-frame-table] [--xstate-scan=V]",
      "preempts at every instruction of every function, one at a time, by armed delivery; fails on any\n"
      "disagreement with the decision oracle or any change of the program's end state; with --collect a\n"
      "whole collection runs at every accepted preemption, and an object lost fails it too",
@@ -137,6 +138,7 @@ struct CommandLine {
   bool show = false;
   size_t max_failures = 20;  // [0, 1e9]
   bool collect = false;
+  bool no_frame_table = false;
   XStateScan xstate_scan = XStateScan::kGo127;
   double timeout_s = 0;  // [0, 1e6]; 0: none
 

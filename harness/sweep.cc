@@ -1,5 +1,13 @@
 #include "harness/sweep.h"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
 namespace safepoint::harness {
 
 const std::string& BuiltinHeapSweepProgram() {
@@ -412,17 +420,70 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
   return true;
 }
 
+namespace {
+
+// The sweep's watchdog: a thread that waits for each instruction to finish
+// and, when one does not within the limit, says which and ends the process.
+class StallWatch {
+ public:
+  explicit StallWatch(double seconds) : seconds_(seconds) {
+    if (seconds_ > 0) thread_ = std::thread([this] { Watch(); });
+  }
+  ~StallWatch() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      over_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void At(std::string where) {
+    std::lock_guard<std::mutex> lk(mu_);
+    where_ = std::move(where);
+    tick_++;
+    cv_.notify_all();
+  }
+
+ private:
+  void Watch() {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (!over_) {
+      uint64_t seen = tick_;
+      if (cv_.wait_for(lk, std::chrono::duration<double>(seconds_), [&] { return over_ || tick_ != seen; })) continue;
+      fprintf(stderr, "sweep: stall: %s has not finished in %.0f s (each run is bounded at %.0f s); giving up\n",
+              where_.c_str(), seconds_, kRunBoundSeconds);
+      fflush(stderr);
+      _exit(1);
+    }
+  }
+  double seconds_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t tick_ = 0;
+  bool over_ = false;
+  std::string where_ = "the unpreempted run";
+  std::thread thread_;
+};
+
+}  // namespace
+
 bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
                  const std::function<void(const Observation&)>& observe, std::string* err,
-                 const std::function<bool(size_t, size_t)>& proceed) {
+                 const std::function<bool(size_t, size_t)>& proceed, double stall_seconds) {
+  StallWatch watch(stall_seconds);
   if (!RunBaseline(prog, main, make, base, err)) return false;
   const FuncTable& table = base->table;
   size_t total = 0, done = 0;
   for (uint32_t off : table.insns) total += table.Find(off) != nullptr;
   for (size_t k = 0; k < table.insns.size(); k++) {
-    if (table.Find(table.insns[k]) == nullptr) continue;
+    const FuncInfo* f = table.Find(table.insns[k]);
+    if (f == nullptr) continue;
     if (proceed && !proceed(done, total)) break;
     done++;
+    char at[64];
+    snprintf(at, sizeof at, "+0x%x (instruction %zu)", table.insns[k] - f->entry, k);
+    watch.At("the run armed at " + f->name + at);
     Observation o;
     ObserveAt(prog, main, make, table, k, &o);
     observe(o);

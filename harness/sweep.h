@@ -15,6 +15,7 @@
 #include "core/ir.h"
 #include "core/position.h"
 #include "harness/runtime_under_test.h"
+#include "harness/scenario.h"
 
 namespace safepoint::harness {
 
@@ -99,9 +100,17 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
 // program has no `main` or the unpreempted run fails. `proceed`, if given,
 // is asked before each instruction (done, total) and stops the sweep when
 // it returns false.
+// The sweep never hangs: each run is bounded (kRunBoundSeconds, a run that
+// does not end is a failed run at its instruction), and a watchdog ends the
+// process when no instruction has finished for `stall_seconds` (the harness
+// itself, or a runtime under test that does not honour its bound, stuck):
+// one line on stderr naming the program's instruction it was at, then exit
+// status 1. 0: no watchdog.
+constexpr double kSweepStallSeconds = kRunBoundSeconds + 60;
 bool SweepEngine(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, Baseline* base,
                  const std::function<void(const Observation&)>& observe, std::string* err,
-                 const std::function<bool(size_t, size_t)>& proceed = nullptr);
+                 const std::function<bool(size_t, size_t)>& proceed = nullptr,
+                 double stall_seconds = kSweepStallSeconds);
 
 // The built-in program: every IR operation kind, all registers live.
 const std::string& BuiltinSweepProgram();

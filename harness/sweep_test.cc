@@ -3,6 +3,8 @@
 // the same way, so the rules are pinned here on events written by hand.
 #include "harness/sweep.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -116,6 +118,36 @@ TEST(Observe, AskedSaysWhetherARequestStoodAtTheDecision) {
   v.Add(Ev::kResume, {.goid = 5}).Add(Ev::kTrap, {.goid = 5, .pc = kBase + kOff}).Add(Ev::kRequest, {.goid = 6});
   v.Add(Ev::kSigNoRequest, {.reason = Reason::kNoRequest, .goid = 5, .pc = kBase + kOff});
   EXPECT_FALSE(Observe(v.evs).asked);
+}
+
+// A runtime under test that never returns from an armed run (ignoring any
+// bound of its own, as a runtime from outside the tree may): the sweep's
+// watchdog must end the process naming the instruction, not hang.
+class NeverEnds : public Scripted {
+ public:
+  NeverEnds() : Scripted(OneStub(), {}) {}
+  bool ArmAt(uint32_t, std::string*) override {
+    armed_ = true;
+    return true;
+  }
+  bool Run(const std::string&, std::string*) override {
+    while (armed_) pause();
+    return true;
+  }
+
+ private:
+  bool armed_ = false;
+};
+
+TEST(SweepEngineDeathTest, ARunThatNeverEndsEndsTheSweepNamingItsInstruction) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  ir::Program prog;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  ret\nend\n", &prog, &err)) << err;
+  Baseline base;
+  RuntimeFactory make = [] { return std::make_unique<NeverEnds>(); };
+  EXPECT_EXIT(SweepEngine(prog, "main.main", make, &base, [](const Observation&) {}, &err, nullptr, 1.0),
+              testing::ExitedWithCode(1), "sweep: stall: the run armed at runtime.goexit\\+0x0 \\(instruction 0\\) has not finished in 1 s");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ struct SweepOptions {
   std::string main = "main.main";
   RuntimeOptions runtime;         // base options for every run (sysmon is turned off)
   size_t max_failures = 20;       // details kept (all are counted)
+  bool frame_table = true;        // judge the function table at each trap (oracle/frame_table.h)
   // Called before each instruction with (done, total); false stops the
   // sweep there (an interrupt), leaving a partial result.
   std::function<bool(size_t, size_t)> proceed;
