@@ -418,9 +418,32 @@ TEST(Command, ReproReplaysAPreemptionFuzzInput) {
   EXPECT_NE(r.out.find("the built-in sweep program, settings 0x00"), std::string::npos) << r.out;
 }
 
+// gen prints the program a seed makes, the same twice and one that `run`
+// takes; --coverage prints every row of the generator's report with none at
+// zero (the suite's generator_coverage_test reads the seed corpus too).
+TEST(Command, GenPrintsASeedsProgramAndTheCoverageReport) {
+  std::string dir = TempDir();
+  Result a = Safepoint({"gen", "--seed=7"}), b = Safepoint({"gen", "--seed=7"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("func main.main"), std::string::npos) << a.out;
+  EXPECT_NE(Safepoint({"gen", "--seed=8"}).out, a.out);
+  WriteFile(dir + "/gen7.sp", a.out);
+  Result run = Safepoint({"run", "gen7.sp"}, dir);
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  Result cov = Safepoint({"gen", "--coverage"});
+  EXPECT_EQ(cov.status, 0) << cov.out << cov.err;
+  for (const char* row : {"(an early return)", "request", "inlined bodies nested three deep", "frame"})
+    EXPECT_NE(cov.out.find(row), std::string::npos) << "no row '" << row << "' in:\n" << cov.out;
+  EXPECT_EQ(cov.out.find("AT ZERO"), std::string::npos) << cov.out;
+  EXPECT_EQ(Safepoint({"gen", "--seeds=0", "--coverage"}).status, 2);
+  EXPECT_EQ(Safepoint({"gen", "--seed=-1"}).status, 2);
+  EXPECT_EQ(Safepoint({"gen", "extra"}).status, 2);
+}
+
 TEST(Command, HelpAndListsExit0) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"help"}, {"run", "--help"}, {"sweep", "--help"}, {"experiment", "--help"}, {"repro", "--help"}, {"rules"},
+           {"--help"}, {"help"}, {"run", "--help"}, {"sweep", "--help"}, {"experiment", "--help"}, {"repro", "--help"}, {"gen", "--help"}, {"rules"},
            {"sweep", "--mutate=list"}}) {
     Result r = Safepoint(args);
     EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;

@@ -47,6 +47,7 @@
 #include "cmd/report.h"
 #include "harness/experiment.h"
 #include "harness/flags.h"
+#include "harness/generator.h"
 #include "oracle/preempt_case.h"
 #include "oracle/rules.h"
 #include "harness/mutations.h"
@@ -166,6 +167,30 @@ int Rules() {
     printf("%-16s %-13s %-6s %s\n", ReasonName(e.reason), e.section, e.async_reachable ? "yes" : "no", e.statement);
   printf("\nThe tests that check each rule register themselves (RULE_TEST); conformance/RULES.md lists them.\n");
   return 0;
+}
+
+// A generated program, or the generator's coverage: over --seeds seeds and
+// the preemption fuzzer's decoder reading fixed pseudo-random inputs (the
+// suite's //conformance:generator_coverage_test reads the seed corpus too).
+int Gen(const CommandLine& cl) {
+  if (!cl.coverage) {
+    printf("%s", harness::GenerateProgram(static_cast<uint64_t>(cl.seed)).c_str());
+    return 0;
+  }
+  harness::GeneratorCoverage seeds, fuzz;
+  std::string err;
+  for (int s = 1; s <= cl.seeds; s++)
+    if (!seeds.Add(harness::GenerateProgram(static_cast<uint64_t>(s)), &err))
+      return fprintf(stderr, "safepoint: gen: seed %d's program does not parse: %s\n", s, err.c_str()), 1;
+  constexpr int kInputs = 1000;
+  if (!oracle::AddDecoderCoverage(oracle::CoverageRandomInputs(kInputs), &fuzz, &err))
+    return fprintf(stderr, "safepoint: gen: %s\n", err.c_str()), 1;
+  printf("generator coverage: programs with each row, over seeds 1..%d and %d pseudo-random fuzzer inputs\n%s",
+         cl.seeds, kInputs, harness::CoverageTable({{"seeds", &seeds}, {"fuzz", &fuzz}}).c_str());
+  std::vector<std::string> gaps = seeds.Gaps();
+  for (const std::string& g : fuzz.Gaps()) gaps.push_back(g + " (fuzz)");
+  for (const std::string& g : gaps) printf("  AT ZERO %s\n", g.c_str());
+  return gaps.empty() ? 0 : 1;
 }
 
 int Experiment(const CommandLine& cl) {
@@ -412,6 +437,7 @@ int Main(int argc, char** argv) {
   if (cl.cmd == "experiment") return Experiment(cl);
   if (cl.cmd == "sweep") return SweepCmd(cl, late);
   if (cl.cmd == "rules") return Rules();
+  if (cl.cmd == "gen") return Gen(cl);
   if (cl.cmd == "repro") return Repro(cl, late);
   return Run(cl);
 }

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,7 +34,6 @@ namespace safepoint {
 namespace {
 
 constexpr int kRandomInputs = 1000;
-constexpr size_t kMaxInput = 512;  // the preemption fuzzer's -max_len
 
 int Seeds() {
   const char* env = getenv("SAFEPOINT_PROPERTY_PROGRAMS");
@@ -77,25 +75,8 @@ const Reports& Compute() {
     }
     std::vector<std::string> inputs = CorpusInputs();
     r->corpus = inputs.size();
-    std::mt19937_64 rng(27);
-    for (int k = 0; k < kRandomInputs; k++) {
-      std::string in(1 + rng() % kMaxInput, '\0');
-      for (char& c : in) c = static_cast<char>(rng());
-      in[1] = static_cast<char>(2 + rng() % 254);  // a generated program
-      inputs.push_back(in);
-    }
-    for (const std::string& in : inputs) {
-      oracle::Case c;
-      if (!oracle::DecodeCase(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &c, &err)) continue;
-      bool collect = (c.settings & 16) != 0;
-      std::vector<harness::RequestSource> sources{c.source};
-      for (const oracle::Case::Point& p : c.then) sources.push_back(p.source);
-      for (harness::RequestSource s : sources)
-        r->fuzz.Count("request", std::string(harness::RequestSourceName(s)) +
-                                     (collect ? ", a collection at the preemption" : ", no collection"));
-      if (c.program_name != "a generated program") continue;
-      if (!r->fuzz.Add(c.program, &err)) ADD_FAILURE() << "a decoded input's program: " << err << "\n" << c.program;
-    }
+    for (std::string& in : oracle::CoverageRandomInputs(kRandomInputs)) inputs.push_back(std::move(in));
+    if (!oracle::AddDecoderCoverage(inputs, &r->fuzz, &err)) ADD_FAILURE() << err;
     return r;
   }();
   return *r;

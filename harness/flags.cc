@@ -107,6 +107,13 @@ bool CheckSubcommand(Parse& p, const FlagContext& ctx, const SubcommandDef& sub,
       return p.RefuseValue("max-failures", "want a count", true);
     l.max_failures = static_cast<size_t>(v);
     return CheckMutate(p, ctx, "--mutate=list");
+  } else if (l.cmd == "gen") {
+    l.coverage = p.On("coverage");
+    if (!ParseNumber(p["seed"], 0, 9007199254740992.0, &l.seed) || l.seed != static_cast<double>(static_cast<uint64_t>(l.seed)))
+      return p.RefuseValue("seed", "want an integer in [0, 2^53]");
+    if (!ParseNumber(p["seeds"], 1, 100000, &v) || v != static_cast<int>(v))
+      return p.RefuseValue("seeds", "want a count in [1, 100000]");
+    l.seeds = static_cast<int>(v);
   } else if (l.cmd == "repro") {
     if (!ParseNumber(p["times"], 1, 100000, &v) || v != static_cast<int>(v))
       return p.RefuseValue("times", "want a count in [1, 100000]");
@@ -230,6 +237,9 @@ std::vector<std::string> RenderCommandLine(const CommandLine& line) {
   num("max-failures", static_cast<double>(line.max_failures), static_cast<double>(def.max_failures));
   flag("collect", line.collect);
   flag("no-frame-table", line.no_frame_table);
+  flag("coverage", line.coverage);
+  num("seed", line.seed, def.seed);
+  num("seeds", line.seeds, def.seeds);
   str("xstate-scan", scan(line.xstate_scan), scan(def.xstate_scan));
   num("timeout", line.timeout_s, def.timeout_s);
   for (const std::string& a : line.args) w.push_back(a);

@@ -56,6 +56,9 @@ inline constexpr FlagDef kFlags[] = {
     {"collect", "", "sweep: a whole collection (and a stack shrink) at every accepted preemption, judged by the liveness oracle too; the built-in heap program unless --program", true},
     {"no-frame-table", "", "sweep: do not judge the function table against the machine at each trap (to time the frame-table oracle's cost)", true},
     {"xstate-scan", "go1.27", "run, sweep: whether the collector scans the saved vector registers: go1.27 (conservatively) or go1.26 (not at all)", false},
+    {"coverage", "", "gen: instead of a program, the generator's coverage report (exit 1 when a row is at zero)", true},
+    {"seed", "1", "gen: the seed of the program to print", false},
+    {"seeds", "200", "gen: with --coverage, the seeds counted (the property test's 200)", false},
     {"timeout", "0", "run, sweep: seconds before giving up with exit status 3 (0: none)", false},
 };
 
@@ -86,6 +89,11 @@ inline constexpr SubcommandDef kSubcommands[] = {
      "by every oracle: the same verdict every time, or it says how they differ; a failing case is replayed\n"
      "natively (amd64 under QEMU) or under one-instruction translation blocks, to tell a runtime bug from the emulator's",
      1, "repro needs exactly one input file (a fuzz/preempt_fuzz crash artifact)"},
+    {"gen", "safepoint gen [--seed=S] | safepoint gen --coverage [--seeds=N]",
+     "prints the program the generator makes from a seed (the property test's and the fuzzer's programs);\n"
+     "with --coverage, how many programs have each operation, attribute, control and pointer shape and\n"
+     "frame band, over N seeds and the preemption fuzzer's decoder (1000 fixed pseudo-random inputs)",
+     0, "gen takes no arguments"},
     {"rules", "safepoint rules",
      "lists the refusal rules of isAsyncSafePoint and canPreemptM, in the runtime's order,\n"
      "with the chapter section that states each (the tests that check them: conformance/RULES.md)",
@@ -139,6 +147,9 @@ struct CommandLine {
   size_t max_failures = 20;  // [0, 1e9]
   bool collect = false;
   bool no_frame_table = false;
+  bool coverage = false;
+  double seed = 1;   // [0, 2^53], an integer
+  int seeds = 200;   // [1, 100000]
   XStateScan xstate_scan = XStateScan::kGo127;
   double timeout_s = 0;  // [0, 1e6]; 0: none
 

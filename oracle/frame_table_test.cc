@@ -269,6 +269,21 @@ TEST(FrameTableJudged, AnAcceptedRestartIsJudgedWhereItResumes) {
   EXPECT_EQ(Judge(NativePort(), AsyncOn(), o.end, o, &t).frame, "");
 }
 
+TEST(FrameTableJudged, AnImageThatCannotBeWalkedIsNotJudgedAndSaysWhy) {
+  const bool lr = NativePort().has(kCapLinkRegister);
+  FuncTable t = Table(lr);
+  t.funcs[1].pcsp[2].delta = kFFrame + 8;  // wrong, but the walk cannot get that far
+  harness::Observation o = Observed(true, kF + 8, kF + 8);
+  o.frame.stack.resize(4);
+  Judgement j = Judge(NativePort(), AsyncOn(), o.end, o, &t);
+  EXPECT_EQ(j.frame_judged, 0u);
+  EXPECT_NE(j.frame_unjudged.find("stack image ends"), std::string::npos) << j.frame_unjudged;
+  EXPECT_EQ(j.frame, "");
+  // Not seen at all: nothing to say.
+  o.frame.seen = false;
+  EXPECT_EQ(Judge(NativePort(), AsyncOn(), o.end, o, &t).frame_unjudged, "");
+}
+
 TEST(FrameTableJudged, AChainedPointIsJudgedAsTheFirst) {
   const bool lr = NativePort().has(kCapLinkRegister);
   FuncTable t = Table(lr);

@@ -1,8 +1,12 @@
 // One armed preemption judged by every oracle that applies to it: the
-// decision oracle (the runtime's verdict against the model's), invisibility
-// (the end state against the unpreempted run's), liveness (no object a
-// collection freed was touched) and the protocol (oracle/protocol.h). The judged sweep and the preemption fuzzer
-// both judge their runs here, so a verdict means one thing in both.
+// frame table (the function table's frames against the goroutine's stack at
+// the trap, oracle/frame_table.h), the decision oracle (the runtime's
+// verdict against the model's), the save area (what asyncPreempt saved
+// against the trap's registers), invisibility (the end state against the
+// unpreempted run's), liveness (no object a collection freed was touched),
+// progress (the request's source did its part) and the protocol
+// (oracle/protocol.h). The judged sweep and the fuzzers judge their runs
+// here, so a verdict means one thing in all of them.
 #ifndef SAFEPOINT_ORACLE_JUDGE_H_
 #define SAFEPOINT_ORACLE_JUDGE_H_
 

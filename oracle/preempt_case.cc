@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 
 #include "core/ir.h"
 #include "harness/generator.h"
@@ -250,6 +251,39 @@ std::string Describe(const Case& c, const CaseResult& r) {
     s += "\n";
   }
   return s;
+}
+
+bool AddDecoderCoverage(const std::vector<std::string>& inputs, harness::GeneratorCoverage* cov, std::string* err) {
+  for (const std::string& in : inputs) {
+    Case c;
+    std::string why;
+    if (!DecodeCase(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &c, &why)) continue;
+    const bool collect = (c.settings & 16) != 0;
+    std::vector<harness::RequestSource> sources{c.source};
+    for (const Case::Point& p : c.then) sources.push_back(p.source);
+    for (harness::RequestSource s : sources)
+      cov->Count("request", std::string(harness::RequestSourceName(s)) +
+                                (collect ? ", a collection at the preemption" : ", no collection"));
+    if (c.program_name != "a generated program") continue;
+    if (!cov->Add(c.program, &why)) {
+      *err = "a decoded input's program does not parse: " + why + "\n" + c.program;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> CoverageRandomInputs(int n, uint64_t seed) {
+  constexpr size_t kMaxInput = 512;  // the preemption fuzzer's -max_len
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> out;
+  for (int k = 0; k < n; k++) {
+    std::string in(1 + rng() % kMaxInput, '\0');
+    for (char& c : in) c = static_cast<char>(rng());
+    in[1] = static_cast<char>(2 + rng() % 254);  // a generated program
+    out.push_back(std::move(in));
+  }
+  return out;
 }
 
 }  // namespace safepoint::oracle

@@ -32,6 +32,7 @@
 
 #include "core/ir.h"
 #include "harness/armed.h"
+#include "harness/generator.h"
 
 #include "oracle/judge.h"
 #include "runtime/options.h"
@@ -75,6 +76,16 @@ struct CaseResult {
 // Runs the program unpreempted (cached per program and settings), then
 // armed at the chosen instruction, and judges the armed run.
 CaseResult RunCase(const Case& c, std::string* err);
+
+// The preemption fuzzer's decoder as the generator's coverage report sees
+// it (harness::GeneratorCoverage): for each input that decodes, the request
+// source of each point, with or without a collection at the preemption
+// ("request" rows), and a generated program's shapes. False with *err when
+// a decoded program does not parse (the generator promises valid ones).
+bool AddDecoderCoverage(const std::vector<std::string>& inputs, harness::GeneratorCoverage* cov, std::string* err);
+// n pseudo-random inputs from a fixed seed, each choosing a generated
+// program (what the coverage test and `safepoint gen --coverage` decode).
+std::vector<std::string> CoverageRandomInputs(int n, uint64_t seed = 27);
 
 // What a finding prints first: the oracle and the rule, the same for every
 // input that finds the same thing.
