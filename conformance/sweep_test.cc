@@ -45,6 +45,10 @@ TEST(Sweep, EveryInstructionAgreesWithTheOracleAndIsInvisible) {
   SweepResult r = RunSweep({});
   EXPECT_TRUE(r.ok()) << r.Summary() << Failures(r);
   EXPECT_GT(r.accepted, 50u) << r.Summary();
+  // The frame-table oracle judged every instruction reached, and the table
+  // agreed with the machine wherever a preemption was accepted.
+  EXPECT_EQ(r.frame_wrong, 0u) << r.Summary() << Failures(r);
+  EXPECT_EQ(r.frame_judged, r.instructions - r.not_reached) << r.Summary();
   EXPECT_GT(r.instructions, r.not_reached * 4) << "most instructions are reached: " << r.Summary();
   for (const char* rule : {"asm", "m.locks", "m.mallocing", "m.preemptoff", "nosplit", "not-go", "runtime-package",
                            "unsafe-point"})
@@ -195,16 +199,8 @@ TEST(Sweep, CatchesARegisterNotSaved) {
   for (const std::string& f : r.failures) named = named || f.find(r3) != std::string::npos;
   EXPECT_TRUE(named) << "no failure names " << r3 << Failures(r);
 }
-// The frame-table oracle judged every instruction reached, and the table
-// agreed with the machine wherever a preemption was accepted; a table that
-// opens each frame one instruction late is named at an accepted
-// preemption, with the function, the PC and both SP offsets.
-TEST(Sweep, TheFrameTableIsJudgedAtEveryInstructionReached) {
-  if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
-  SweepResult r = RunSweep({});
-  EXPECT_EQ(r.frame_wrong, 0u) << r.Summary() << Failures(r);
-  EXPECT_EQ(r.frame_judged, r.instructions - r.not_reached) << r.Summary();
-}
+// A table that opens each frame one instruction late is named at an
+// accepted preemption, with the function, the PC and both SP offsets.
 TEST(Sweep, CatchesAFrameTableOpeningLate) {
   if (AsyncMissing()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
   RuntimeOptions ro;

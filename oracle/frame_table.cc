@@ -17,6 +17,7 @@ struct Walk {
   Walked how = Walked::kOk;
   std::string why;
   size_t frames = 0;
+  std::vector<FrameCheck::Frame> walk;
   size_t frame = 0;  // where it went wrong
   const FuncInfo* f = nullptr;
   uint32_t off = 0;
@@ -69,6 +70,7 @@ class Walker {
                                           " is in no function of the table");
       }
       w.off = static_cast<uint32_t>(pc - img_.code_base);
+      w.walk.push_back({pc, sp, w.f->name});
       if (depth == 0 && img_.goexit >= img_.code_base && w.f == t_.Find(static_cast<uint32_t>(img_.goexit - img_.code_base))) {
         // Stopped in goexit itself: the goroutine's first frame has
         // returned, and nothing is left to walk but its frame base.
@@ -162,6 +164,7 @@ FrameCheck CheckFrameTable(const FuncTable& table, const harness::FrameImage& im
   Walker walker(table, img);
   Walk w = walker.Run(pc, nullptr);
   c.frames = w.frames;
+  c.walk = w.walk;
   if (w.how == Walked::kUnjudged) {
     c.unjudged = w.why;
     return c;

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/functab.h"
 #include "harness/frame_image.h"
@@ -36,6 +37,13 @@ struct FrameCheck {
   bool judged = false;   // the image was seen and the walk could be judged
   std::string unjudged;  // why not, when it was seen ("" otherwise)
   size_t frames = 0;     // frames the table's walk visited
+  // Those frames, innermost first: each one's PC and SP by the table (what
+  // an unwinder, a traceback or the collector's stack map starts from).
+  struct Frame {
+    uintptr_t pc = 0, sp = 0;
+    std::string func;
+  };
+  std::vector<Frame> walk;
   // "" when the table and the machine agree at every frame; else one line
   // naming the function, the PC and the two values.
   std::string problem;

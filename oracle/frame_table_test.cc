@@ -103,6 +103,16 @@ TEST_P(FrameTable, AgreesWithTheMachineAtEveryRowOfAFrame) {
     EXPECT_TRUE(c.ok()) << "at main.f+0x" << std::hex << (r.off - kF) << ": " << c.problem;
     EXPECT_EQ(c.frames, 2u);
   }
+  // The walk's frames: main.f at the trap's SP, main.main at its return
+  // site with the SP the call left.
+  harness::FrameImage img = Machine(lr, kF + 8, kFFrame, true);
+  FrameCheck c = CheckFrameTable(t, img, kCode + kF + 8);
+  ASSERT_EQ(c.walk.size(), 2u);
+  EXPECT_EQ(c.walk[0].func, "main.f");
+  EXPECT_EQ(c.walk[0].sp, img.sp);
+  EXPECT_EQ(c.walk[1].func, "main.main");
+  EXPECT_EQ(c.walk[1].pc, kCode + kRet);
+  EXPECT_EQ(c.walk[1].sp, img.sp + kFFrame + (lr ? 0 : 8));
 }
 
 TEST_P(FrameTable, AnSpMoveLeftOutOfTheTableIsNamedWithBothOffsets) {
