@@ -35,6 +35,13 @@ def safepoint_port():
     host = ["@platforms//cpu:x86_64"]
 
     native.exports_files(["port.env", "preempt.S"])
+
+    # What the layering test reads (tools/layering.sh), as declared inputs.
+    native.filegroup(
+        name = "layering_sources",
+        srcs = native.glob(["*.h", "*.cc", "*.S"]),
+        visibility = ["//tools:__pkg__"],
+    )
     native.genrule(
         name = "facts_h",
         srcs = ["port.env"],

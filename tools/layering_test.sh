@@ -26,4 +26,19 @@ rm "$t/oracle/frame_table.cc"
 echo "allowed: the frame-table oracle including the function table"
 expect_caught runtime/arch.cc '#if defined(__x86_64__)' "an architecture macro in the runtime"
 expect_caught conformance/name.cc 'if (port == "amd64") {}' "a port name in a suite"
-"$check"
+# Under Bazel the tree is the test's declared inputs (tools/BUILD.bazel),
+# not the checkout: the result is cached like any test's. Every layer and
+# every port of the list must be there, or the check would pass on nothing.
+tree=
+if [ -n "${TEST_SRCDIR:-}" ]; then
+  tree="$TEST_SRCDIR/${TEST_WORKSPACE:-safepoint}"
+  for d in core platforms runtime harness oracle conformance fuzz cmd; do
+    [ -n "$(find "$tree/$d" -maxdepth 1 -name '*.cc' 2>/dev/null | head -n 1)" ] ||
+      { echo "FAIL: no sources of $d/ among the test's inputs (tools/BUILD.bazel)"; exit 1; }
+  done
+  while read -r p; do
+    [ -n "$(find "$tree/platforms/$p" -maxdepth 1 -name '*.cc' 2>/dev/null | head -n 1)" ] ||
+      { echo "FAIL: no sources of port $p among the test's inputs"; exit 1; }
+  done < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$tree/platforms/PORTS" | grep -v '^$')
+fi
+"$check" $tree
