@@ -9,6 +9,9 @@
 #                         Debian package it pins by SHA-256 against Debian 12's
 #   cflite-build          ci/cflite_build_test.sh, the step ci.yml runs to prove
 #                         the ClusterFuzzLite build (address sanitizer)
+#   nightly-job           ci/fuzz-nightly-job.sh, fuzz-nightly.yml's fuzz job
+#                         after setup, 5 s a target on amd64 (the campaign, the
+#                         report, the artifact layout the upload takes)
 #
 #   ci/workflow_steps.sh [--logs=DIR] [--only=STEP,...]
 #
@@ -24,7 +27,7 @@ for a in "$@"; do
   case "$a" in
     --logs=*) logs=${a#--logs=} ;;
     --only=*) only=,${a#--only=}, ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "ci/workflow_steps.sh: unknown flag '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -87,9 +90,20 @@ clusterfuzzlite_files() {
 
 cflite_build() { bash "$here/cflite_build_test.sh"; }
 
+nightly_job() {
+  local d; d=$(mktemp -d)
+  GITHUB_STEP_SUMMARY="$d/summary.md" bash "$here/fuzz-nightly-job.sh" --arch=amd64 --time=5 \
+    --corpus-dir="$d/corpus" --out="$d/out"
+  local rc=$?
+  [ $rc = 0 ] && { grep -q . "$d/summary.md" || { echo "the job summary is empty"; rc=1; }; }
+  rm -rf "$d"
+  return $rc
+}
+
 step actionlint actionlint
 step clusterfuzzlite-files clusterfuzzlite_files
 step cflite-build cflite_build
+step nightly-job nightly_job
 
 {
   echo '<?xml version="1.0" encoding="UTF-8"?>'
