@@ -7,11 +7,14 @@
 #   clusterfuzzlite-files .clusterfuzzlite/: project.yaml's language, the
 #                         Dockerfile's base image and build script, and each
 #                         Debian package it pins by SHA-256 against Debian 12's
-#   cflite-build          ci/cflite_build_test.sh, the step ci.yml runs to prove
-#                         the ClusterFuzzLite build (address sanitizer)
+#   cflite-build-address, cflite-build-undefined
+#                         ci/cflite_build_test.sh, the step ci.yml runs (with
+#                         its matrix of sanitizers) to prove the
+#                         ClusterFuzzLite build
 #   nightly-job           ci/fuzz-nightly-job.sh, fuzz-nightly.yml's fuzz job
-#                         after setup, 5 s a target on amd64 (the campaign, the
-#                         report, the artifact layout the upload takes)
+#                         after setup (fuzz-pr.yml's with --time=60), 5 s a
+#                         target on amd64 (the campaign, the report, the
+#                         artifact layout the upload takes)
 #
 #   ci/workflow_steps.sh [--logs=DIR] [--only=STEP,...]
 #
@@ -27,7 +30,7 @@ for a in "$@"; do
   case "$a" in
     --logs=*) logs=${a#--logs=} ;;
     --only=*) only=,${a#--only=}, ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "ci/workflow_steps.sh: unknown flag '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -88,7 +91,8 @@ clusterfuzzlite_files() {
   return $bad
 }
 
-cflite_build() { bash "$here/cflite_build_test.sh"; }
+cflite_build_address() { bash "$here/cflite_build_test.sh" --sanitizer=address; }
+cflite_build_undefined() { bash "$here/cflite_build_test.sh" --sanitizer=undefined; }
 
 nightly_job() {
   local d; d=$(mktemp -d)
@@ -102,7 +106,8 @@ nightly_job() {
 
 step actionlint actionlint
 step clusterfuzzlite-files clusterfuzzlite_files
-step cflite-build cflite_build
+step cflite-build-address cflite_build_address
+step cflite-build-undefined cflite_build_undefined
 step nightly-job nightly_job
 
 {
