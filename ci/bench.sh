@@ -3,6 +3,8 @@
 # preemption (preemptone latency next to the mcall/gogo round trip, the
 # prologue check's cost) and armed, fully checked asynchronous preemptions
 # next to the bare trap+SIGURG ceiling. Figures only; nothing is asserted.
+# Every figure is a median over 5 rounds with its spread, and each config's
+# figures come between the machine's load average at their start and end.
 # Built with -c opt, as the fuzz campaigns are: under emulation a -O0
 # harness measures the compiler's debug code, not the preemption path.
 # async_bench runs on one CPU (taskset), its ceiling and its armed rounds
@@ -22,7 +24,7 @@ for a in "$@"; do
       ( sp_check_configs "${a#--arch=}" ) 2>&1 | sed 's/^/ci\/bench.sh: /' >&2
       [ "${PIPESTATUS[0]}" = 0 ] || exit 2
       IFS=, read -r -a configs <<<"${a#--arch=}" ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "ci/bench.sh: unknown flag '$a'" >&2; exit 2 ;;
   esac
 done
@@ -37,8 +39,12 @@ for c in "${configs[@]}"; do
   fi
   rm -f "$log"
   bin=$(bazel info -c opt --config="$c" bazel-bin 2>/dev/null)
+  # How loaded the machine was, before and after (1, 5, 15 minutes): a
+  # figure from a busy machine says so.
+  echo "   load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
   platforms/toolchains/run --config="$c" "$bin/cmd/coop_bench" || rc=1
   read -r -a pin < <(sp_one_cpu)
   "${pin[@]}" platforms/toolchains/run --config="$c" "$bin/cmd/async_bench" 5000 || rc=1
+  echo "   load average at the end:   $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 exit $rc

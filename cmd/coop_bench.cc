@@ -3,7 +3,8 @@
 //      gopreempt_m (on its way to the global run queue), next to the bare
 //      mcall + gogo round trip measured in the same run;
 //   2. the cost of the stack-check prologue per call, next to the same call
-//      without the check (the omit_stack_check mutation);
+//      without the check (the omit_stack_check mutation), round by round:
+//      "no difference" when the rounds' differences span zero;
 //   3. stop-the-world latency over 1 and 2 spinning Ps, and suspendG
 //      latency on a spinning goroutine (asynchronous preemption on; median
 //      and p99), next to the same round trip.
@@ -45,8 +46,8 @@ bool RunProg(const std::string& text, RuntimeOptions opts, const std::function<v
 
 const char* kCallees = kChapterLeafAndNonleaf;
 
-// ns per mcall+gogo round trip: `wait 5` on a handshake already given goes
-// to g0 through mcall and straight back through gogo.
+// ns for a run of n mcall+gogo round trips: `wait 5` on a handshake
+// already given goes to g0 through mcall and straight back through gogo.
 double MeasureRoundTrip(int n) {
   std::string prog = "func main.main frame=16\n  handshake 5\n  movi r4, " + std::to_string(n) +
                      "\n  stslot 0, r4\n  ld r1, g[0]\nagain:\n  wait 5\n  ldslot r4, 0\n  addi r4, -1\n"
@@ -56,10 +57,20 @@ double MeasureRoundTrip(int n) {
   std::unique_ptr<Runtime> rt;
   int64_t t0 = MonotonicNanos();
   if (!RunProg(prog, std::move(opts), nullptr, &rt)) return -1;
-  return static_cast<double>(MonotonicNanos() - t0) / n;
+  return static_cast<double>(MonotonicNanos() - t0);
 }
 
-// ns per call of main.nonleaf, with or without its prologue check.
+// A loop's ns per iteration, without the run around it (loading the
+// program, starting and stopping the Ms): `whole(n)` times a run of n
+// iterations; a run of one is taken away.
+template <typename F>
+double PerIteration(int n, F whole) {
+  double one = whole(1), all = whole(n);
+  return one < 0 || all < 0 ? -1 : (all - one) / (n - 1);
+}
+
+// ns for a run of n calls of main.nonleaf, with or without its prologue
+// check.
 double MeasureCalls(int n, bool omit_check) {
   std::string prog = "func main.main frame=16\n  movi r4, " + std::to_string(n) +
                      "\n  stslot 0, r4\nagain:\n  movi r0, 1\n  call main.nonleaf\n  ldslot r4, 0\n  addi r4, -1\n"
@@ -70,7 +81,7 @@ double MeasureCalls(int n, bool omit_check) {
   std::unique_ptr<Runtime> rt;
   int64_t t0 = MonotonicNanos();
   if (!RunProg(prog, std::move(opts), nullptr, &rt)) return -1;
-  return static_cast<double>(MonotonicNanos() - t0) / n;
+  return static_cast<double>(MonotonicNanos() - t0);
 }
 
 // Latencies (ns) from each Request to the PreemptSync that answered it.
@@ -181,6 +192,16 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
 }
 
+// "MIN..MAX" of v, each with `fmt`.
+std::string Spread(std::vector<double> v, const char* fmt) {
+  if (v.empty()) return "no rounds";
+  std::sort(v.begin(), v.end());
+  char a[32], b[32];
+  snprintf(a, sizeof a, fmt, v.front());
+  snprintf(b, sizeof b, fmt, v.back());
+  return std::string(a) + ".." + b;
+}
+
 }  // namespace
 }  // namespace safepoint
 
@@ -191,9 +212,23 @@ int main(int argc, char** argv) {
   const char* emu = getenv("SAFEPOINT_EMULATOR");
   printf("coop_bench: port %s, %s\n", std::string(NativePort().name).c_str(),
          emu && *emu ? emu : "native");
-  double rt = MeasureRoundTrip(100000 * scale);
+  // The round trip and the two calls, each a median over kRounds rounds
+  // with its spread; the calls with and without the check alternate, so a
+  // drift of the machine moves both alike, and the check's cost is judged
+  // round by round.
+  constexpr int kRounds = 5;
+  std::vector<double> rts, with, without, diffs;
+  const int calls = 10000000 * scale;
+  for (int r = 0; r < kRounds; r++) {
+    rts.push_back(PerIteration(1000000 * scale, MeasureRoundTrip));
+    with.push_back(PerIteration(calls, [](int n) { return MeasureCalls(n, false); }));
+    without.push_back(PerIteration(calls, [](int n) { return MeasureCalls(n, true); }));
+    diffs.push_back(with.back() - without.back());
+  }
+  const double rt = Percentile(rts, 0.5);
   std::vector<double> lat = MeasurePreemptLatency(2000 * scale);
-  printf("  mcall+gogo round trip (bare ceiling)    %10.0f ns\n", rt);
+  printf("  mcall+gogo round trip (bare ceiling)    %10.0f ns  (median of %d rounds, %s)\n", rt, kRounds,
+         Spread(rts, "%.0f").c_str());
   printf("  preemptone -> off the CPU, median        %10.0f ns  (%.1fx the round trip; p90 %.0f ns, %zu samples)\n",
          Percentile(lat, 0.5), Percentile(lat, 0.5) / rt, Percentile(lat, 0.9), lat.size());
   for (int procs : {1, 2}) {
@@ -205,10 +240,18 @@ int main(int argc, char** argv) {
   std::vector<double> sus = MeasureSuspendG(1000 * scale);
   printf("  suspendG of a spinner, median            %10.0f ns  (%.1fx the round trip; p99 %.0f ns, %zu samples)\n",
          Percentile(sus, 0.5), Percentile(sus, 0.5) / rt, Percentile(sus, 0.99), sus.size());
-  int calls = 2000000 * scale;
-  double with = MeasureCalls(calls, false), without = MeasureCalls(calls, true);
-  printf("  call of a non-leaf, with prologue check  %10.2f ns\n", with);
-  printf("  the same call without the check          %10.2f ns  (check costs %.2f ns per call)\n", without,
-         with - without);
+  printf("  call of a non-leaf, with prologue check  %10.2f ns  (median of %d rounds, %s)\n", Percentile(with, 0.5),
+         kRounds, Spread(with, "%.2f").c_str());
+  printf("  the same call without the check          %10.2f ns  (%s)\n", Percentile(without, 0.5),
+         Spread(without, "%.2f").c_str());
+  // A cost only when every round shows one: a difference whose rounds
+  // span zero is within the machine's noise, never a negative cost.
+  const double lo = *std::min_element(diffs.begin(), diffs.end()), med = Percentile(diffs, 0.5);
+  if (lo > 0)
+    printf("  the check costs                          %10.2f ns per call  (median of the rounds' differences, %s)\n", med,
+           Spread(diffs, "%.2f").c_str());
+  else
+    printf("  the check costs                          no difference  (the rounds' differences span zero: %s ns)\n",
+           Spread(diffs, "%.2f").c_str());
   return 0;
 }
