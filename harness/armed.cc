@@ -76,10 +76,8 @@ std::atomic<uint64_t> g_arms{0};  // Arm's count
 // is kept to that depth; the oracle judges no word beyond it.
 constexpr size_t kFrameStackBytes = 256 * 1024;
 struct FrameRecord {
-  bool seen = false;
   uint64_t arm = 0;
-  uintptr_t code_base = 0, pc = 0, sp = 0, lr = 0, lo = 0, hi = 0, base = 0, goexit = 0;
-  bool has_lr = false;
+  FrameImage img;  // every field but `stack`, which the handler never touches (no allocation)
   size_t n = 0;
   uint8_t bytes[kFrameStackBytes];
 };
@@ -88,23 +86,24 @@ FrameRecord g_frames[kMaxArmThen + 1];
 void RecordTrapFrame(size_t point, const ucontext_t* uc, const Runtime& rt, const G* gp, uintptr_t pc) {
   if (point > kMaxArmThen || gp == nullptr) return;
   FrameRecord& f = g_frames[point];
-  f.seen = false;
+  FrameImage& i = f.img;
+  i.seen = false;
   f.arm = g_arms.load();
-  f.code_base = rt.code_base();
-  f.pc = pc;
-  f.sp = NativeContext::sp(uc);
-  f.has_lr = !NativePort().link_reg.empty();
-  f.lr = f.has_lr ? NativeContext::lr(uc) : 0;
-  f.lo = gp->stack.lo;
-  f.hi = gp->stack.hi;
-  f.base = Runtime::FrameBase(gp);
-  f.goexit = rt.goexit_pc();
+  i.code_base = rt.code_base();
+  i.pc = pc;
+  i.sp = NativeContext::sp(uc);
+  i.has_lr = !NativePort().link_reg.empty();
+  i.lr = i.has_lr ? NativeContext::lr(uc) : 0;
+  i.stack_lo = gp->stack.lo;
+  i.stack_hi = gp->stack.hi;
+  i.base = Runtime::FrameBase(gp);
+  i.goexit = rt.goexit_pc();
   f.n = 0;
-  if (f.sp >= f.lo && f.sp < f.hi) {
-    f.n = f.hi - f.sp < kFrameStackBytes ? f.hi - f.sp : kFrameStackBytes;
-    memcpy(f.bytes, reinterpret_cast<const void*>(f.sp), f.n);
+  if (i.sp >= i.stack_lo && i.sp < i.stack_hi) {
+    f.n = i.stack_hi - i.sp < kFrameStackBytes ? i.stack_hi - i.sp : kFrameStackBytes;
+    memcpy(f.bytes, reinterpret_cast<const void*>(i.sp), f.n);
   }
-  f.seen = true;
+  i.seen = true;
 }
 
 TrapRecord* TrapRecordOf(const M* m) { return m != nullptr && m->id >= 0 && m->id < kTrapRecords ? &g_traps[m->id] : nullptr; }
@@ -511,21 +510,10 @@ bool Armed() { return g_armed.rt.load() != nullptr; }
 
 bool TakeTrapFrame(size_t point, FrameImage* out) {
   if (point > kMaxArmThen) return false;
-  FrameRecord& f = g_frames[point];
-  if (!f.seen || f.arm != g_arms.load()) return false;
-  FrameImage img;
-  img.seen = true;
-  img.code_base = f.code_base;
-  img.pc = f.pc;
-  img.sp = f.sp;
-  img.has_lr = f.has_lr;
-  img.lr = f.lr;
-  img.stack_lo = f.lo;
-  img.stack_hi = f.hi;
-  img.base = f.base;
-  img.goexit = f.goexit;
-  img.stack.assign(f.bytes, f.bytes + f.n);
-  *out = std::move(img);
+  const FrameRecord& f = g_frames[point];
+  if (!f.img.seen || f.arm != g_arms.load()) return false;
+  *out = f.img;
+  out->stack.assign(f.bytes, f.bytes + f.n);
   return true;
 }
 
