@@ -22,6 +22,7 @@ ports'), :native and :asm (selected by //platforms:native and
 """
 
 load("@safepoint_ports//:ports.bzl", "PORTS")
+load("//tools:layering.bzl", "layering_sources")
 
 def _port(name):
     for p in PORTS:
@@ -37,11 +38,7 @@ def safepoint_port():
     native.exports_files(["port.env", "preempt.S"])
 
     # What the layering test reads (tools/layering.sh), as declared inputs.
-    native.filegroup(
-        name = "layering_sources",
-        srcs = native.glob(["*.h", "*.cc", "*.S"]),
-        visibility = ["//tools:__pkg__"],
-    )
+    layering_sources()
     native.genrule(
         name = "facts_h",
         srcs = ["port.env"],
