@@ -34,10 +34,8 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$top/examples" "$work/examples"
 mkdir -p "$work/fuzz" && cp -r "$top/fuzz/corpus" "$work/fuzz/corpus"  # the README replays a seed
 
-xml="$out/testlogs/readme/commands/test.xml"
-cases=()
-failed=0
-esc() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }
+. "$here/cases.sh"
+cases_init Readme
 
 mapfile -t lines < <(sed -nE 's/^    ((\.\/safepoint|bash) .*)$/\1/p' "$top/README.md")
 [ "${#lines[@]}" -gt 0 ] || { echo "ci/readme_test.sh: no commands found in README.md" >&2; exit 2; }
@@ -59,23 +57,14 @@ for line in "${lines[@]}"; do
   (cd "$work" && timeout 1200 bash -c "$run" </dev/null >"$out/$n.log" 2>&1)
   rc=$?
   secs=$(( $(date +%s) - t0 ))
-  name=$(echo "$cmd" | esc)
   if [ "$rc" = "$want" ]; then
     echo "   ok   ($rc, ${secs} s) $cmd"
-    cases+=("<testcase classname=\"Readme\" name=\"$name\" time=\"$secs\"/>")
+    case_passed "$cmd" "$secs"
   else
-    failed=$((failed + 1))
     echo "   FAIL (exit $rc, want $want, ${secs} s) $cmd; last lines of $out/$n.log:"
     tail -n 5 "$out/$n.log" | sed 's/^/   | /'
-    msg=$(echo "exit $rc, want $want (from $work); see $out/$n.log" | esc)
-    cases+=("<testcase classname=\"Readme\" name=\"$name\" time=\"$secs\"><failure message=\"$msg\"/></testcase>")
+    case_failed "$cmd" "$secs" "exit $rc, want $want (from $work); see $out/$n.log"
   fi
 done
-{
-  echo '<?xml version="1.0" encoding="UTF-8"?>'
-  echo "<testsuites><testsuite name=\"Readme\" tests=\"$n\" failures=\"$failed\">"
-  printf '%s\n' "${cases[@]}"
-  echo '</testsuite></testsuites>'
-} >"$xml"
-if [ "$failed" = 0 ]; then echo "//readme:commands PASSED" >"$out/targets.txt"; else echo "//readme:commands FAILED" >"$out/targets.txt"; fi
-[ "$failed" = 0 ]
+cases_write "$out/testlogs/readme/commands/test.xml" "$out/targets.txt" //readme:commands
+[ "$cases_failed" = 0 ]

@@ -37,9 +37,8 @@ done
 TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
 out="$logs/workflows"
 rm -rf "$out"; mkdir -p "$out/testlogs/workflows/steps"
-cases=()
-failed=0
-esc() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }
+. "$here/cases.sh"
+cases_init Workflows
 
 # step NAME FUNCTION: runs it, its output kept in $out/NAME.log.
 step() {
@@ -51,12 +50,11 @@ step() {
   local secs=$(( $(date +%s) - t0 ))
   if [ $rc = 0 ]; then
     echo "   ok   ($secs s) $name"
-    cases+=("<testcase classname=\"Workflows\" name=\"$name\" time=\"$secs\"/>")
+    case_passed "$name" "$secs"
   else
-    failed=$((failed + 1))
     echo "   FAIL ($secs s) $name:"
     tail -n 15 "$out/$name.log" | sed 's/^/     | /'
-    cases+=("<testcase classname=\"Workflows\" name=\"$name\" time=\"$secs\"><failure message=\"$(tail -n 5 "$out/$name.log" | esc)\"/></testcase>")
+    case_failed "$name" "$secs" "$(tail -n 5 "$out/$name.log")"
   fi
 }
 
@@ -110,11 +108,5 @@ step cflite-build-address cflite_build_address
 step cflite-build-undefined cflite_build_undefined
 step nightly-job nightly_job
 
-{
-  echo '<?xml version="1.0" encoding="UTF-8"?>'
-  echo "<testsuites><testsuite name=\"Workflows\" tests=\"${#cases[@]}\" failures=\"$failed\">"
-  printf '%s\n' "${cases[@]}"
-  echo '</testsuite></testsuites>'
-} >"$out/testlogs/workflows/steps/test.xml"
-if [ $failed = 0 ]; then echo "//workflows:steps PASSED"; else echo "//workflows:steps FAILED"; fi >"$out/targets.txt"
-[ $failed = 0 ]
+cases_write "$out/testlogs/workflows/steps/test.xml" "$out/targets.txt" //workflows:steps
+[ "$cases_failed" = 0 ]
