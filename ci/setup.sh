@@ -23,6 +23,8 @@
 #   sysroot-loong64/  Debian 13 loong64 glibc, libstdc++ and gcc runtime
 #   clang-rt-arm64/ clang-rt-loong64/  clang resource directories with each
 #                  target's libFuzzer and sanitizer runtimes
+#   go1.24/ go1.26/  Go toolchains from Debian 13 and Debian testing (Go 1.19
+#                  is Debian 12's, in /usr/lib/go-1.19); goprogs/gotool.sh
 #   bin/           the emulator and objdump entry points the build calls
 set -euo pipefail
 case "${1:-}" in
@@ -111,7 +113,7 @@ apt_update() { # NAME: refresh a private list at most once per run (and once a d
 # fetch NAME DEST PKG...: download packages by name with config NAME and
 # extract them into DEST, logging each version.
 fetch() {
-  local name=$1 dest=$2; shift 2
+  local name=$1 dest=$2 p; shift 2
   local d="$TOOLS/apt/$name" dl="$TOOLS/apt/$name/debs"
   mkdir -p "$dl" "$dest"
   for p in "$@"; do
@@ -184,6 +186,53 @@ for p in $(sp_ports); do
     touch "$TOOLS/.stamp-port-$p"
   fi
 done
+
+# --- 4b. Go toolchains, for the real-runtime programs of goprogs/ -----------
+# Three Go releases, each a whole GOROOT (Go's binaries are static; Debian 13's
+# and testing's run on Debian 12): 1.19 from Debian 12 (apt, GOROOT
+# /usr/lib/go-1.19), 1.24 from Debian 13 and the chapter's 1.26 from Debian
+# testing, downloaded by name and extracted into $TOOLS/go1.24/ and
+# $TOOLS/go1.26/. goprogs/gotool.sh VERSION prints each GOROOT.
+if ! dpkg-query -W -f='${Status}\n' golang-1.19-go 2>/dev/null | grep -q "install ok installed"; then
+  say "installing Go 1.19 from Debian 12"
+  apt-get update -q >>"$LOG" 2>&1 || die "apt-get update failed (see $LOG)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends golang-1.19-go >>"$LOG" 2>&1 \
+    || die "apt-get install golang-1.19-go failed (see $LOG)"
+  echo "bookworm golang-1.19-go $(dpkg-query -W -f='${Version}' golang-1.19-go) amd64" >>"$TOOLS/versions.log"
+fi
+# go_fetch DIR APT_NAME PKGBASE: golang-X-go and golang-X-src into $TOOLS/DIR,
+# proved by running its go command.
+go_fetch() {
+  local dir=$1 name=$2 base=$3 goroot
+  rm -rf "${TOOLS:?}/$dir" "$TOOLS/apt/$name/debs/$base-"*
+  fetch "$name" "$TOOLS/$dir" "$base-go" "$base-src"
+  goroot="$TOOLS/$dir/usr/lib/go-${base#golang-}"
+  "$goroot/bin/go" version >>"$LOG" 2>&1 || die "$goroot/bin/go does not run on this machine"
+  echo "$base $(dpkg-deb -f "$(ls "$TOOLS/apt/$name/debs/$base-go_"*.deb | head -n 1)" Version)" >"$TOOLS/$dir/PACKAGE"
+  say "  $dir: $(GOROOT=$goroot "$goroot/bin/go" version)"
+}
+if [ ! -x "$TOOLS/go1.24/usr/lib/go-1.24/bin/go" ]; then
+  say "fetching Go 1.24 from Debian 13"
+  make_apt trixie trixie amd64
+  apt_update trixie
+  go_fetch go1.24 trixie golang-1.24
+fi
+if ! ls "$TOOLS"/go1.26/usr/lib/go-*/bin/go >/dev/null 2>&1; then
+  # Testing moves: take golang-1.26 if it carries it, else its newest
+  # golang-1.N (and say so: the chapter's version is 1.26).
+  make_apt testing testing amd64
+  apt_update testing
+  gopkg=golang-1.26
+  if ! APT_CONFIG="$TOOLS/apt/testing/apt.conf" apt-cache show golang-1.26-go >/dev/null 2>&1; then
+    gopkg=$(APT_CONFIG="$TOOLS/apt/testing/apt.conf" apt-cache pkgnames golang-1. 2>/dev/null \
+            | grep -E '^golang-1\.[0-9]+-go$' | sed 's/-go$//' | sort -t. -k2 -n | tail -n 1)
+    [ -n "$gopkg" ] || die "Debian testing carries no golang-1.N-go"
+    say "WARNING: Debian testing has no golang-1.26; taking $gopkg instead into $TOOLS/go1.26 (the chapter's version is 1.26)"
+    echo "WARNING: go1.26 is $gopkg: Debian testing had no golang-1.26" >>"$TOOLS/versions.log"
+  fi
+  say "fetching Go ${gopkg#golang-} from Debian testing"
+  go_fetch go1.26 testing "$gopkg"
+fi
 
 # --- 5. entry points ---------------------------------------------------------
 mkdir -p "$TOOLS/bin"
