@@ -19,6 +19,12 @@
 //       verdict; a failure is triaged: replayed natively (amd64 under QEMU)
 //       or under a second emulator configuration (one instruction per
 //       translation block) to tell a runtime bug from an emulator artifact
+//   safepoint go-sweep [--arch=A] [--go=V] [--request=sched|gc] [--func=RE] [--pc=PCS]
+//                      [--json] [--findings=FILE] BINARY|PROGRAM
+//       the real Go runtime under test: every instruction of the chosen
+//       functions of an unmodified Go binary (or a goprogs/ program built
+//       with that Go for this config's CPU) probed once, judged by the
+//       binary's own tables, its pcsp, and an unpreempted run's output
 //   safepoint rules
 //       the refusal rules with their chapter sections
 //   safepoint help
@@ -41,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,12 +55,14 @@
 #include "harness/experiment.h"
 #include "harness/flags.h"
 #include "harness/generator.h"
+#include "oracle/go_sweep.h"
 #include "oracle/preempt_case.h"
 #include "oracle/rules.h"
 #include "harness/mutations.h"
 #include "harness/sweep.h"
 #include "oracle/sweep.h"
 #include "platforms/native.h"
+#include "realgo/binary.h"
 #include "runtime/runtime.h"
 
 namespace safepoint {
@@ -308,6 +317,79 @@ int SweepCmd(const CommandLine& cl, const harness::FlagError* late) {
   return r.ok() ? 0 : 1;
 }
 
+// go-sweep's binary: a file, or a program of goprogs/ by name, built for
+// this config's CPU with Go --go (./safepoint builds it and says where, in
+// SAFEPOINT_GOPROGS; a test finds it in its runfiles).
+std::string GoProgramPath(const CommandLine& cl, std::string* tried) {
+  const std::string& a = cl.args[0];
+  struct stat st;
+  if (stat(a.c_str(), &st) == 0) return a;
+  if (a.find('/') != std::string::npos) return "";
+  std::string rel = cl.go + "/" + std::string(NativePort().go.goarch) + "/" + a;
+  std::vector<std::string> dirs;
+  if (const char* d = getenv("SAFEPOINT_GOPROGS")) dirs.push_back(d);
+  if (const char* d = getenv("TEST_SRCDIR")) dirs.push_back(std::string(d) + "/safepoint/goprogs");
+  std::string exe = SelfExe();
+  if (!exe.empty()) dirs.push_back(exe + ".runfiles/safepoint/goprogs");
+  for (const std::string& d : dirs) {
+    std::string p = d + "/" + rel;
+    if (stat(p.c_str(), &st) == 0) return p;
+    *tried += (tried->empty() ? "" : ", ") + p;
+  }
+  return "";
+}
+
+int GoSweepCmd(const CommandLine& cl) {
+  std::string tried;
+  std::string path = GoProgramPath(cl, &tried);
+  if (path.empty())
+    return Bad("go-sweep: " + cl.args[0] + " is neither a file nor a goprogs/ program built with Go " + cl.go +
+               (tried.empty() ? "" : " (looked in " + tried + ")"));
+  std::string err;
+  std::unique_ptr<realgo::GoBinary> bin = realgo::GoBinary::Open(path, &err);
+  if (!bin) return Bad("go-sweep: " + err);
+  const PortInfo& port = NativePort();
+  if (bin->elf_machine() != port.elf_machine)
+    return Bad("go-sweep: " + path + " is a " + bin->goarch() + " binary; this command runs as " +
+               std::string(port.name) + " (give --arch=" + bin->goarch() + ")");
+  oracle::GoSweepOptions opt;
+  opt.binary = path;
+  opt.func_regex = cl.func;
+  opt.only_pcs = cl.pcs;
+  opt.frame_table = !cl.no_frame_table;
+  opt.probe.emulator = realgo::EmulatorFromEnv();
+  opt.probe.request = cl.request == "gc" ? realgo::GoRequest::kGC : realgo::GoRequest::kSched;
+  int64_t start = MonotonicNanos(), last = start;
+  auto progress = [&](size_t done, size_t total) {
+    int64_t now = MonotonicNanos();
+    if (now - last > 10'000'000'000LL && done > 0) {
+      double secs = (now - start) / 1e9, rate = done / secs;
+      fprintf(stderr, "go-sweep: %zu of %zu instructions, %.1f/s, about %.0f s left\n", done, total, rate,
+              (total - done) / rate);
+      last = now;
+    }
+  };
+  oracle::GoSweepResult r = oracle::RunGoSweep(*bin, port, opt, progress);
+  if (cl.json) {
+    fputs(oracle::GoSweepJson(r).c_str(), stdout);
+  } else {
+    fputs(oracle::GoSweepText(r).c_str(), stdout);
+  }
+  if (!cl.findings.empty()) {
+    std::string prefix = "./safepoint go-sweep --arch=" + std::string(getenv("SAFEPOINT_CONFIG") ? getenv("SAFEPOINT_CONFIG") : port.name.data()) +
+                         (cl.request == "gc" ? " --request=gc" : "");
+    FILE* f = fopen(cl.findings.c_str(), "w");
+    if (f == nullptr) return Bad("go-sweep: cannot write " + cl.findings + ": " + strerror(errno));
+    fputs(oracle::GoFindingsFile(r, prefix).c_str(), f);
+    fclose(f);
+  }
+  if (!r.fatal.empty() && r.total.probed == 0) {
+    fprintf(stderr, "safepoint: go-sweep: %s\n", r.fatal.c_str());
+    return 2;
+  }
+  return r.clean() ? 0 : 1;
+}
+
 // The verdict of one replay: "ok", or the finding's first line. *seen:
 // what the armed run showed (oracle::Observed).
 std::string ReplayVerdict(const oracle::Case& c, std::string* detail, std::string* seen) {
@@ -438,6 +520,7 @@ int Main(int argc, char** argv) {
   if (cl.cmd == "sweep") return SweepCmd(cl, late);
   if (cl.cmd == "rules") return Rules();
   if (cl.cmd == "gen") return Gen(cl);
+  if (cl.cmd == "go-sweep") return GoSweepCmd(cl);
   if (cl.cmd == "repro") return Repro(cl, late);
   return Run(cl);
 }

@@ -3,9 +3,29 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <regex>
 
 namespace safepoint::harness {
 namespace {
+
+// "0x4a10,0x4a14": PCs, each hexadecimal (0x optional), non-zero.
+bool ParsePcs(const std::string& s, std::vector<uint64_t>* out) {
+  out->clear();
+  if (s.empty()) return true;
+  size_t from = 0;
+  while (from <= s.size()) {
+    size_t comma = s.find(',', from);
+    if (comma == std::string::npos) comma = s.size();
+    std::string w = s.substr(from, comma - from);
+    if (w.rfind("0x", 0) == 0 || w.rfind("0X", 0) == 0) w = w.substr(2);
+    if (w.empty() || w.size() > 16 || w.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) return false;
+    uint64_t v = std::stoull(w, nullptr, 16);
+    if (v == 0) return false;
+    out->push_back(v);
+    from = comma + 1;
+  }
+  return true;
+}
 
 // A number in [lo, hi], all of `s` (strtod's spelling).
 bool ParseNumber(const std::string& s, double lo, double hi, double* out) {
@@ -114,6 +134,21 @@ bool CheckSubcommand(Parse& p, const FlagContext& ctx, const SubcommandDef& sub,
     if (!ParseNumber(p["seeds"], 1, 100000, &v) || v != static_cast<int>(v))
       return p.RefuseValue("seeds", "want a count in [1, 100000]");
     l.seeds = static_cast<int>(v);
+  } else if (l.cmd == "go-sweep") {
+    l.go = p["go"];
+    if (l.go != "1.19" && l.go != "1.24" && l.go != "1.26") return p.RefuseValue("go", "want 1.19, 1.24 or 1.26");
+    l.request = p["request"];
+    if (l.request != "sched" && l.request != "gc") return p.RefuseValue("request", "want sched or gc");
+    l.func = p["func"];
+    try {
+      std::regex re(l.func, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      return p.RefuseValue("func", "want a regular expression");
+    }
+    if (!ParsePcs(p["pc"], &l.pcs)) return p.RefuseValue("pc", "want hexadecimal PCs separated by commas");
+    l.findings = p["findings"];
+    l.json = p.On("json");
+    l.no_frame_table = p.On("no-frame-table");
   } else if (l.cmd == "repro") {
     if (!ParseNumber(p["times"], 1, 100000, &v) || v != static_cast<int>(v))
       return p.RefuseValue("times", "want a count in [1, 100000]");
@@ -144,9 +179,17 @@ bool FlagApplies(const FlagDef& d, const std::string& cmd) {
   std::string h = d.help;
   size_t colon = h.find(':');
   if (std::string(d.name) == "arch" || colon == std::string::npos) return true;
+  // "run, sweep": each name between commas, whole ("sweep" is not "go-sweep").
   std::string subs = h.substr(0, colon);
-  size_t at = subs.find(cmd);
-  return at != std::string::npos && (at + cmd.size() == subs.size() || subs[at + cmd.size()] == ',');
+  size_t from = 0;
+  while (from <= subs.size()) {
+    size_t comma = subs.find(',', from);
+    if (comma == std::string::npos) comma = subs.size();
+    size_t b = subs.find_first_not_of(' ', from);
+    if (b != std::string::npos && b < comma && subs.compare(b, comma - b, cmd) == 0) return true;
+    from = comma + 1;
+  }
+  return false;
 }
 
 bool ParseCommandLine(const std::vector<std::string>& words, const FlagContext& ctx, CommandLine* line,
@@ -170,7 +213,7 @@ bool ParseCommandLine(const std::vector<std::string>& words, const FlagContext& 
   line->cmd = words[cmd_word];
   if (line->cmd == "help") return true;  // kUsage
   const SubcommandDef* sub = FindSubcommand(line->cmd);
-  if (!sub) return p.Refuse("unknown subcommand '" + line->cmd + "' (experiment, sweep, run, repro, rules, help)", cmd_word);
+  if (!sub) return p.Refuse("unknown subcommand '" + line->cmd + "' (experiment, sweep, run, repro, gen, go-sweep, rules, help)", cmd_word);
   if (help) {
     line->action = Action::kSubcommandUsage;
     return true;
@@ -242,6 +285,19 @@ std::vector<std::string> RenderCommandLine(const CommandLine& line) {
   num("seeds", line.seeds, def.seeds);
   str("xstate-scan", scan(line.xstate_scan), scan(def.xstate_scan));
   num("timeout", line.timeout_s, def.timeout_s);
+  str("go", line.go, def.go);
+  str("request", line.request, def.request);
+  str("func", line.func, def.func);
+  {
+    std::string pcs;
+    char b[24];
+    for (uint64_t pc : line.pcs) {
+      snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(pc));
+      pcs += (pcs.empty() ? "" : ",") + std::string(b);
+    }
+    str("pc", pcs, "");
+  }
+  str("findings", line.findings, def.findings);
   for (const std::string& a : line.args) w.push_back(a);
   return w;
 }

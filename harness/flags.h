@@ -45,7 +45,7 @@ inline constexpr FlagDef kFlags[] = {
     {"gomaxprocs", "1", "run: the number of Ps", false},
     {"godebug", "", "run: the GODEBUG value", false},
     {"events", "", "run: print every recorded event (time, M, P, G, event, reason, source, PC as function+offset and IR line)", true},
-    {"json", "", "run: print the report (globals, counts, with --events the events) as one JSON object", true},
+    {"json", "", "run, go-sweep: print the report (globals, counts, with --events the events) as one JSON object", true},
     {"program", "", "sweep: a program description file (default: the built-in program)", false},
     {"runtimesecret", "", "sweep: run under GOEXPERIMENT=runtimesecret", true},
     {"mutate", "", "sweep, repro: a mutation to show the sweep fails, or the one a fuzz campaign ran under (--mutate=list lists them)", false},
@@ -54,12 +54,17 @@ inline constexpr FlagDef kFlags[] = {
     {"show", "", "repro: print the case first: its settings and its program as text (save it to run it with safepoint run)", true},
     {"max-failures", "20", "sweep: failures listed in detail (all are counted)", false},
     {"collect", "", "sweep: a whole collection (and a stack shrink) at every accepted preemption, judged by the liveness oracle too; the built-in heap program unless --program", true},
-    {"no-frame-table", "", "sweep: do not judge the function table against the machine at each trap (to time the frame-table oracle's cost)", true},
+    {"no-frame-table", "", "sweep, go-sweep: do not judge the function table against the machine at each trap (to time the frame-table oracle's cost)", true},
     {"xstate-scan", "go1.27", "run, sweep: whether the collector scans the saved vector registers: go1.27 (conservatively) or go1.26 (not at all)", false},
     {"coverage", "", "gen: instead of a program, the generator's coverage report (exit 1 when a row is at zero)", true},
     {"seed", "1", "gen: the seed of the program to print", false},
     {"seeds", "200", "gen: with --coverage, the seeds counted (the property test's 200)", false},
-    {"timeout", "0", "run, sweep: seconds before giving up with exit status 3 (0: none)", false},
+    {"go", "1.26", "go-sweep: the Go version of a program named from goprogs/ (1.19, 1.24 or 1.26)", false},
+    {"request", "sched", "go-sweep: how the preemption is asked for: sched (g.preempt, as the scheduler and sysmon ask) or gc (g.preemptStop too, as suspendG asks)", false},
+    {"func", "^main\\.", "go-sweep: the functions whose every instruction is probed (a regular expression searched in each name)", false},
+    {"pc", "", "go-sweep: probe only these instructions (hexadecimal PCs, comma-separated): a finding's replay", false},
+    {"findings", "", "go-sweep: write every finding, with the command that replays it alone, to this file", false},
+    {"timeout", "0", "run, sweep, go-sweep: seconds before giving up with exit status 3 (0: none)", false},
 };
 
 struct SubcommandDef {
@@ -98,6 +103,13 @@ inline constexpr SubcommandDef kSubcommands[] = {
      "lists the refusal rules of isAsyncSafePoint and canPreemptM, in the runtime's order,\n"
      "with the chapter section that states each (the tests that check them: conformance/RULES.md)",
      0, "rules takes no arguments"},
+    {"go-sweep", "safepoint go-sweep [--go=V] [--request=sched|gc] [--func=REGEX] [--pc=PC,...] [--json] [--findings=FILE] BINARY|PROGRAM",
+     "the real Go runtime under test: stops an unmodified Go binary (or a program of goprogs/ built with\n"
+     "Go --go for this config's CPU) at every instruction of the chosen functions, asks for a preemption as the\n"
+     "scheduler does and delivers SIGURG; each verdict judged against the binary's own tables, each accepted\n"
+     "stop's frames against its pcsp, and the program's output against an unpreempted run's; exit 0 clean,\n"
+     "1 findings, 2 bad input",
+     1, "go-sweep needs exactly one Go binary or program name"},
     {"help", "safepoint help | safepoint SUBCOMMAND --help", "prints this help", 0, ""},
 };
 
@@ -152,6 +164,11 @@ struct CommandLine {
   int seeds = 200;   // [1, 100000]
   XStateScan xstate_scan = XStateScan::kGo127;
   double timeout_s = 0;  // [0, 1e6]; 0: none
+  std::string go = "1.26";          // go-sweep: 1.19, 1.24 or 1.26
+  std::string request = "sched";    // go-sweep: sched or gc
+  std::string func = "^main\\.";    // go-sweep: a valid regular expression
+  std::vector<uint64_t> pcs;        // go-sweep: --pc, in the order given
+  std::string findings;             // go-sweep: the findings file
 
   bool operator==(const CommandLine&) const = default;
 };

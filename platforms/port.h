@@ -196,6 +196,19 @@ struct PortInfo {
     std::string_view tool, machine, flags, comment;
   } objdump;
 
+  // What the real Go runtime's code looks like on this CPU, for the
+  // harness that stops unmodified Go binaries (realgo/): GOARCH, the GDB
+  // register numbers a tracer reads them by (ptrace's and QEMU's gdbstub's
+  // numbering, the same), and how a call looks from its return address.
+  struct GoFacts {
+    std::string_view goarch;
+    int gdb_pc = -1, gdb_sp = -1, gdb_lr = -1, gdb_g = -1;  // gdb_lr -1: none
+    // The length of a call instruction ending exactly at `end` (`before`
+    // bytes of code precede it, `end` excluded), 0 when none could; a
+    // variable-length encoding answers for every call form Go emits.
+    uint32_t (*call_before)(const uint8_t* end, size_t before) = nullptr;
+  } go;
+
   bool has(Capability c) const { return (capabilities & c) != 0; }
   // Asynchronous preemption as the runtime can do it: declared, and with an
   // asyncPreempt layout table to inject (a port without one runs

@@ -70,6 +70,35 @@ std::vector<SavedReg> Amd64SavedRegs() {
 // displacement: always one instruction). The frame is the locals.
 int CheckInsns(int locals, bool) { return locals <= 128 ? 2 : 3; }
 
+// The calls Go's amd64 code makes, by the bytes that end at the return
+// address: CALL rel32 (E8), and CALL r/m64 (FF /2) through a register, a
+// register's memory, or with an 8- or 32-bit displacement (a REX prefix
+// naming r8-r15 included).
+uint32_t GoCallBefore(const uint8_t* end, size_t before) {
+  auto at = [&](size_t back) -> int { return back <= before ? end[-static_cast<ptrdiff_t>(back)] : -1; };
+  if (at(5) == 0xE8) return 5;
+  auto ff2 = [&](size_t len, int mod, size_t extra) -> uint32_t {
+    // FF, then ModRM with reg 2 and this mod, then `extra` bytes.
+    size_t modrm_back = extra + 1;
+    int m = at(modrm_back);
+    if (m < 0 || at(modrm_back + 1) != 0xFF || (m >> 6) != mod || ((m >> 3) & 7) != 2) return 0;
+    int rm = m & 7;
+    if (mod == 3) return static_cast<uint32_t>(len);
+    if (rm == 4) return 0;                // a SIB byte: only [rsp]-based forms, handled below
+    if (mod == 0 && rm == 5) return 0;    // RIP-relative: Go does not call through it
+    return static_cast<uint32_t>(len);
+  };
+  for (uint32_t n : {ff2(2, 3, 0), ff2(2, 0, 0), ff2(3, 1, 1), ff2(6, 2, 4)}) {
+    if (n == 0) continue;
+    int rex = at(n + 1);
+    return (rex & 0xF0) == 0x40 ? n + 1 : n;
+  }
+  // FF 14 24: CALL (SP); FF 54 24 d8: CALL d8(SP).
+  if (at(3) == 0xFF && at(2) == 0x14 && at(1) == 0x24) return 3;
+  if (at(4) == 0xFF && at(3) == 0x54 && at(2) == 0x24) return 4;
+  return 0;
+}
+
 }  // namespace
 
 const PortInfo kAmd64Port = {
@@ -102,6 +131,7 @@ const PortInfo kAmd64Port = {
               // rel32, counted from the end of a 6-byte Jcc or a 5-byte JMP
               .branch_reach = {(int64_t{1} << 31) - 8, (int64_t{1} << 31) - 8}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
+    .go = {.goarch = "amd64", .gdb_pc = 16, .gdb_sp = 7, .gdb_lr = -1, .gdb_g = 14, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kAmd64Port);
 

@@ -80,6 +80,16 @@ int CheckInsns(int locals, bool leaf) {
   return frame <= 128 ? 3 : 4;
 }
 
+uint32_t Word(const uint8_t* end) {
+  return uint32_t{end[-4]} | uint32_t{end[-3]} << 8 | uint32_t{end[-2]} << 16 | uint32_t{end[-1]} << 24;
+}
+// BL imm26 and BLR Xn.
+uint32_t GoCallBefore(const uint8_t* end, size_t before) {
+  if (before < 4) return 0;
+  uint32_t w = Word(end);
+  return (w & 0xFC000000u) == 0x94000000u || (w & 0xFFFFFC1Fu) == 0xD63F0000u ? 4 : 0;
+}
+
 }  // namespace
 
 const PortInfo kArm64Port = {
@@ -113,6 +123,7 @@ const PortInfo kArm64Port = {
               // CBZ/CBNZ imm19 words (+-1 MiB), B imm26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 20) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
+    .go = {.goarch = "arm64", .gdb_pc = 32, .gdb_sp = 31, .gdb_lr = 30, .gdb_g = 28, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kArm64Port);
 

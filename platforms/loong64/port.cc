@@ -91,6 +91,16 @@ int CheckInsns(int locals, bool leaf) {
   return 3 + ((adj & 0xfff) != 0 ? 2 : 1) + 1;
 }
 
+uint32_t Word(const uint8_t* end) {
+  return uint32_t{end[-4]} | uint32_t{end[-3]} << 8 | uint32_t{end[-2]} << 16 | uint32_t{end[-1]} << 24;
+}
+// BL offs26, and JIRL with rd = RA (R1).
+uint32_t GoCallBefore(const uint8_t* end, size_t before) {
+  if (before < 4) return 0;
+  uint32_t w = Word(end);
+  return (w >> 26) == 0x15 || ((w >> 26) == 0x13 && (w & 0x1F) == 1) ? 4 : 0;
+}
+
 }  // namespace
 
 const PortInfo kLoong64Port = {
@@ -125,6 +135,7 @@ const PortInfo kLoong64Port = {
               // BEQZ/BNEZ offs21 words (+-4 MiB), B offs26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 22) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
+    .go = {.goarch = "loong64", .gdb_pc = 33, .gdb_sp = 3, .gdb_lr = 1, .gdb_g = 22, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kLoong64Port);
 

@@ -89,6 +89,17 @@ int CheckInsns(int locals, bool leaf) {
   return 2 + (lo != 0 ? 2 : 1) + 1;
 }
 
+uint32_t Word(const uint8_t* end) {
+  return uint32_t{end[-4]} | uint32_t{end[-3]} << 8 | uint32_t{end[-2]} << 16 | uint32_t{end[-1]} << 24;
+}
+// JAL and JALR with rd = ra (x1). Go emits no compressed instructions.
+uint32_t GoCallBefore(const uint8_t* end, size_t before) {
+  if (before < 4) return 0;
+  uint32_t w = Word(end);
+  bool link = ((w >> 7) & 0x1F) == 1;
+  return link && ((w & 0x7F) == 0x6F || (w & 0x707F) == 0x67) ? 4 : 0;
+}
+
 }  // namespace
 
 const PortInfo kRiscv64Port = {
@@ -127,6 +138,7 @@ const PortInfo kRiscv64Port = {
               // BEQ/BNE 13-bit byte offsets (+-4 KiB), JAL 21 bits (+-1 MiB)
               .branch_reach = {(int64_t{1} << 12) - 4, (int64_t{1} << 20) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
+    .go = {.goarch = "riscv64", .gdb_pc = 32, .gdb_sp = 2, .gdb_lr = 1, .gdb_g = 27, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kRiscv64Port);
 

@@ -1,0 +1,386 @@
+#include "oracle/go_sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "oracle/frame_table.h"
+#include "oracle/go_decision.h"
+#include "realgo/table.h"
+
+namespace safepoint::oracle {
+namespace {
+
+using realgo::GoBinary;
+using realgo::GoFunc;
+using realgo::PcRun;
+using realgo::ProbeResult;
+
+std::string Hex(uint64_t v) {
+  char b[24];
+  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string Where(const GoFunc* f, uint64_t pc) {
+  if (f == nullptr) return Hex(pc);
+  char b[32];
+  snprintf(b, sizeof b, "+0x%llx", static_cast<unsigned long long>(pc - f->entry));
+  return f->name + b;
+}
+
+// The table's value at pc and where its run starts.
+int32_t RunAt(const std::vector<PcRun>& runs, uint64_t entry, uint64_t pc, int32_t dflt, uint64_t* start) {
+  uint64_t from = entry;
+  for (const PcRun& r : runs) {
+    if (pc < r.end) {
+      *start = from;
+      return r.value;
+    }
+    from = r.end;
+  }
+  *start = 0;
+  return dflt;
+}
+
+uint64_t MaxSpDelta(const GoBinary& bin, const char* name) {
+  const GoFunc* f = bin.FuncNamed(name);
+  int32_t m = 0;
+  if (f != nullptr)
+    for (const PcRun& r : f->pcsp) m = std::max(m, r.value);
+  return static_cast<uint64_t>(m);
+}
+
+std::string Json(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char b[8];
+          snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+
+// The first line of the runtime's own account of a crash.
+std::string CrashLine(const std::string& err) {
+  std::istringstream in(err);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("fatal error:", 0) == 0 || line.rfind("panic:", 0) == 0 || line.rfind("unexpected signal", 0) == 0 ||
+        line.rfind("runtime:", 0) == 0 || line.rfind("SIG", 0) == 0)
+      return line;
+  return "";
+}
+
+}  // namespace
+
+const char* GoFindingKindName(GoFinding::Kind k) {
+  switch (k) {
+    case GoFinding::kDecision: return "decision";
+    case GoFinding::kFrameTable: return "frame-table";
+    case GoFinding::kOutput: return "output";
+    case GoFinding::kCrash: return "crash";
+    case GoFinding::kNoHandler: return "no-handler";
+    case GoFinding::kLost: return "lost";
+  }
+  return "?";
+}
+
+void GoCounts::Add(const GoCounts& o) {
+  insns += o.insns;
+  probed += o.probed;
+  accepted += o.accepted;
+  restarted += o.restarted;
+  refused += o.refused;
+  unreached += o.unreached;
+  for (const auto& [k, v] : o.refused_by) refused_by[k] += v;
+  disagreements += o.disagreements;
+  frame_judged += o.frame_judged;
+  frame_differences += o.frame_differences;
+  lost += o.lost;
+}
+
+GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt,
+                         const GoSweepProgress& progress) {
+  GoSweepResult res;
+  res.binary = opt.binary;
+  res.go_version = bin.go_version();
+  res.goarch = bin.goarch();
+  if (bin.goarch() != port.go.goarch) {
+    res.fatal = opt.binary + " is a " + bin.goarch() + " binary; this runs as " + std::string(port.name);
+    return res;
+  }
+  std::regex re;
+  try {
+    re = std::regex(opt.func_regex, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    res.fatal = "--func: not a regular expression: " + opt.func_regex;
+    return res;
+  }
+  FuncTable table;
+  std::string err;
+  if (opt.frame_table && !realgo::GoFuncTable(bin, port, &table, &err)) {
+    res.fatal = err;
+    return res;
+  }
+  // The instructions of the chosen functions (and their text).
+  std::map<uint64_t, std::string> insn_text;
+  std::vector<const GoFunc*> chosen;
+  for (const GoFunc& f : bin.funcs()) {
+    if (!std::regex_search(f.name, re)) continue;
+    std::vector<realgo::GoInsn> insns;
+    if (!realgo::GoInstructions(bin, port, f.entry, f.end, &insns, &err)) {
+      res.fatal = "disassembling " + f.name + ": " + err;
+      return res;
+    }
+    chosen.push_back(&f);
+    for (const realgo::GoInsn& i : insns)
+      if (i.pc >= f.entry && i.pc < f.end) insn_text[i.pc] = i.text;
+  }
+  if (chosen.empty()) {
+    res.fatal = "no function of " + opt.binary + " matches --func=" + opt.func_regex;
+    return res;
+  }
+  std::vector<uint64_t> pcs;
+  if (!opt.only_pcs.empty()) {
+    for (uint64_t pc : opt.only_pcs) {
+      if (insn_text.count(pc) == 0) {
+        res.fatal = Hex(pc) + " is not an instruction of a chosen function";
+        return res;
+      }
+      pcs.push_back(pc);
+    }
+  } else {
+    for (const auto& [pc, text] : insn_text) pcs.push_back(pc);
+  }
+  realgo::GuestRun base = realgo::RunPlain(opt.binary, port, opt.probe);
+  if (!base.error.empty()) {
+    res.fatal = "the unpreempted run: " + base.error;
+    return res;
+  }
+  const uint64_t async_stack = MaxSpDelta(bin, "runtime.asyncPreempt") + MaxSpDelta(bin, "runtime.asyncPreempt2") + 8 * 8;
+
+  auto t0 = std::chrono::steady_clock::now();
+  realgo::ProbeReport rep = realgo::ProbeAll(opt.binary, bin, port, pcs, opt.probe, progress);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.runs = rep.runs.size();
+  if (!rep.fatal.empty() && rep.probes.empty()) {
+    res.fatal = rep.fatal;
+    return res;
+  }
+
+  std::map<const GoFunc*, GoCounts> per;
+  for (const GoFunc* f : chosen) per[f];
+  for (const auto& [pc, text] : insn_text)
+    if (opt.only_pcs.empty() || std::count(pcs.begin(), pcs.end(), pc)) per[bin.FuncAt(pc)].insns++;
+  for (uint64_t pc : rep.unreached) per[bin.FuncAt(pc)].unreached++;
+
+  for (const ProbeResult& r : rep.probes) {
+    const GoFunc* f = bin.FuncAt(r.pc);
+    GoCounts& c = per[f];
+    GoFinding base_f;
+    base_f.pc = r.pc;
+    base_f.func = Where(f, r.pc);
+    base_f.insn = insn_text.count(r.pc) ? insn_text[r.pc] : "";
+    base_f.replay = {r.pc};
+    if (r.outcome == ProbeResult::kLost) {
+      c.lost++;
+      GoFinding g = base_f;
+      g.kind = GoFinding::kLost;
+      g.message = "the probe was lost: " + r.error;
+      res.findings.push_back(g);
+      continue;
+    }
+    c.probed++;
+    if (r.outcome == ProbeResult::kNoHandler) {
+      GoFinding g = base_f;
+      g.kind = GoFinding::kNoHandler;
+      g.message = r.error;
+      res.findings.push_back(g);
+      continue;
+    }
+    // The tables' prediction.
+    GoTableFacts t;
+    t.pc = r.pc;
+    t.go_minor = bin.go_minor();
+    if (f != nullptr) {
+      t.found = true;
+      t.entry = f->entry;
+      t.asm_ = f->asm_;
+      t.has_locals_map = f->has_locals_map;
+      t.unsafe_point = f->unsafe_point.empty() ? kGoSafe : RunAt(f->unsafe_point, f->entry, r.pc, kGoSafe, &t.run_start);
+      t.innermost = bin.InnermostName(r.pc);
+    }
+    GoStopState s;
+    s.curg = r.at.curg;
+    s.has_p = r.at.p != 0;
+    s.p_running = r.at.p_running;
+    s.m_locks = r.at.locks;
+    s.m_mallocing = r.at.mallocing;
+    s.m_preemptoff = r.at.preemptoff;
+    s.stack_ok = r.at.sp >= r.at.stack_lo && r.at.sp - r.at.stack_lo >= async_stack;
+    GoExpect x = DecideGo(t, s);
+    const bool accepted = r.outcome == ProbeResult::kAccepted;
+    bool agree;
+    if (x.verdict == Verdict::kRefuse) {
+      agree = !accepted;
+    } else {
+      agree = accepted && r.resume == x.resume;
+    }
+    if (accepted) {
+      if (r.resume == r.pc) c.accepted++; else c.restarted++;
+    } else {
+      c.refused++;
+      if (agree) c.refused_by[RuleName(x.rule)]++;
+    }
+    if (!agree) {
+      c.disagreements++;
+      GoFinding g = base_f;
+      g.kind = GoFinding::kDecision;
+      std::string got = accepted ? (r.resume == r.pc ? "accepted" : "restarted at " + Hex(r.resume)) : "refused";
+      g.message = "Go " + got + "; its tables say " + DescribeGo(x) + " (unsafe-point " + std::to_string(t.unsafe_point) +
+                  ", innermost " + (t.innermost.empty() ? "?" : t.innermost) + ")";
+      res.findings.push_back(g);
+    }
+    if (accepted && opt.frame_table) {
+      FrameCheck fc = CheckFrameTable(table, r.frame, r.resume);
+      if (fc.judged) {
+        c.frame_judged++;
+        if (!fc.ok()) {
+          c.frame_differences++;
+          GoFinding g = base_f;
+          g.kind = GoFinding::kFrameTable;
+          g.message = fc.problem;
+          res.findings.push_back(g);
+        }
+      }
+    }
+  }
+  // Invisibility and crashes, per guest run.
+  for (size_t i = 0; i < rep.runs.size(); i++) {
+    const realgo::GuestRun& run = rep.runs[i];
+    if (!run.error.empty() || run.probed.empty()) continue;  // killed by us: not the program's own end
+    bool same = run.exited == base.exited && run.status == base.status && run.signal == base.signal && run.out == base.out;
+    if (same) continue;
+    GoFinding g;
+    std::string crash = CrashLine(run.err);
+    g.kind = crash.empty() ? GoFinding::kOutput : GoFinding::kCrash;
+    g.pc = run.probed.back();
+    g.func = Where(bin.FuncAt(g.pc), g.pc);
+    g.insn = insn_text.count(g.pc) ? insn_text[g.pc] : "";
+    g.replay = run.probed;
+    std::string how = run.exited ? "exit status " + std::to_string(run.status) : "signal " + std::to_string(run.signal);
+    g.message = "guest run " + std::to_string(i) + " (" + std::to_string(run.probed.size()) + " probes, the last at " +
+                g.func + ") ended with " + how + (run.out == base.out ? "" : ", its output differs") +
+                (crash.empty() ? "" : ": " + crash) + " (unpreempted: exit status " + std::to_string(base.status) + ")";
+    if (g.kind == GoFinding::kCrash) res.crashes++; else res.output_differences++;
+    res.findings.push_back(g);
+  }
+  for (const GoFunc* f : chosen) {
+    res.funcs.push_back({f->name, per[f]});
+    res.total.Add(per[f]);
+  }
+  if (!rep.fatal.empty()) res.fatal = rep.fatal;
+  return res;
+}
+
+namespace {
+
+std::string ByRule(const GoCounts& c) {
+  std::string s;
+  for (const auto& [k, v] : c.refused_by) s += (s.empty() ? "" : " ") + k + ":" + std::to_string(v);
+  return s.empty() ? "-" : s;
+}
+
+std::string CountsJson(const GoCounts& c) {
+  std::string s = "{\"instructions\":" + std::to_string(c.insns) + ",\"probed\":" + std::to_string(c.probed) +
+                  ",\"accepted\":" + std::to_string(c.accepted) + ",\"restarted\":" + std::to_string(c.restarted) +
+                  ",\"refused\":" + std::to_string(c.refused) + ",\"refused_by\":{";
+  bool first = true;
+  for (const auto& [k, v] : c.refused_by) {
+    s += (first ? "" : ",") + Json(k) + ":" + std::to_string(v);
+    first = false;
+  }
+  s += "},\"disagreements\":" + std::to_string(c.disagreements) + ",\"frame_judged\":" + std::to_string(c.frame_judged) +
+       ",\"frame_differences\":" + std::to_string(c.frame_differences) + ",\"unreached\":" + std::to_string(c.unreached) +
+       ",\"lost\":" + std::to_string(c.lost) + "}";
+  return s;
+}
+
+}  // namespace
+
+std::string GoSweepText(const GoSweepResult& r) {
+  std::ostringstream o;
+  o << "go-sweep " << r.binary << " (" << r.go_version << ", " << r.goarch << ")\n";
+  char line[512];
+  snprintf(line, sizeof line, "%-40s %6s %6s %6s %6s %6s %6s %6s %6s  %s\n", "function", "insns", "probed", "accept",
+           "restart", "refuse", "disagr", "frame", "unreach", "refused by rule");
+  o << line;
+  auto row = [&](const std::string& name, const GoCounts& c) {
+    snprintf(line, sizeof line, "%-40s %6zu %6zu %6zu %6zu %6zu %6zu %6zu %6zu  %s\n", name.c_str(), c.insns, c.probed,
+             c.accepted, c.restarted, c.refused, c.disagreements, c.frame_differences, c.unreached, ByRule(c).c_str());
+    o << line;
+  };
+  for (const auto& [name, c] : r.funcs) row(name, c);
+  row("total", r.total);
+  o << "guest runs " << r.runs << ", output differences " << r.output_differences << ", crashes " << r.crashes
+    << ", frames judged " << r.total.frame_judged << ", probes lost " << r.total.lost << "\n";
+  if (r.seconds > 0) {
+    snprintf(line, sizeof line, "%.1f probes/s (%zu probes in %.2f s)\n", r.total.probed / r.seconds, r.total.probed,
+             r.seconds);
+    o << line;
+  }
+  for (const GoFinding& f : r.findings)
+    o << GoFindingKindName(f.kind) << ": " << f.func << " (" << Hex(f.pc) << ": " << f.insn << "): " << f.message << "\n";
+  if (!r.fatal.empty()) o << "go-sweep: " << r.fatal << "\n";
+  o << (r.clean() ? "go-sweep: clean" : "go-sweep: " + std::to_string(r.findings.size()) + " findings") << "\n";
+  return o.str();
+}
+
+std::string GoSweepJson(const GoSweepResult& r) {
+  std::string s = "{\"binary\":" + Json(r.binary) + ",\"go_version\":" + Json(r.go_version) + ",\"goarch\":" +
+                  Json(r.goarch) + ",\"functions\":[";
+  for (size_t i = 0; i < r.funcs.size(); i++)
+    s += (i ? "," : "") + std::string("{\"name\":") + Json(r.funcs[i].first) + ",\"counts\":" + CountsJson(r.funcs[i].second) + "}";
+  s += "],\"total\":" + CountsJson(r.total) + ",\"guest_runs\":" + std::to_string(r.runs) +
+       ",\"output_differences\":" + std::to_string(r.output_differences) + ",\"crashes\":" + std::to_string(r.crashes);
+  char b[64];
+  snprintf(b, sizeof b, ",\"seconds\":%.3f", r.seconds);
+  s += b;
+  s += ",\"findings\":[";
+  for (size_t i = 0; i < r.findings.size(); i++) {
+    const GoFinding& f = r.findings[i];
+    s += (i ? "," : "") + std::string("{\"kind\":") + Json(GoFindingKindName(f.kind)) + ",\"pc\":" + Json(Hex(f.pc)) +
+         ",\"func\":" + Json(f.func) + ",\"instruction\":" + Json(f.insn) + ",\"message\":" + Json(f.message) + "}";
+  }
+  s += "],\"fatal\":" + Json(r.fatal) + ",\"clean\":" + (r.clean() ? "true" : "false") + "}\n";
+  return s;
+}
+
+std::string GoFindingsFile(const GoSweepResult& r, const std::string& replay_prefix) {
+  std::ostringstream o;
+  o << "# go-sweep findings: " << r.binary << " (" << r.go_version << ", " << r.goarch << ")\n";
+  for (const GoFinding& f : r.findings) {
+    o << GoFindingKindName(f.kind) << " " << Hex(f.pc) << " " << f.func << " [" << f.insn << "]: " << f.message << "\n";
+    std::string pcs;
+    for (uint64_t pc : f.replay) pcs += (pcs.empty() ? "" : ",") + Hex(pc);
+    o << "  replay: " << replay_prefix << " --pc=" << pcs << " " << r.binary << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace safepoint::oracle

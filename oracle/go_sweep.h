@@ -1,0 +1,70 @@
+// The judged sweep of a real Go binary (`safepoint go-sweep`): every
+// instruction of the chosen functions probed once by realgo/probe.h, each
+// verdict judged by the decision oracle fed from the binary's own tables
+// (oracle/go_decision.h), each accepted stop by the frame-table oracle fed
+// from the binary's pcsp (oracle/frame_table.h through realgo/table.h), and
+// each guest run's output and exit status against an unpreempted run's
+// (invisibility). Counted per function and in total.
+#ifndef SAFEPOINT_ORACLE_GO_SWEEP_H_
+#define SAFEPOINT_ORACLE_GO_SWEEP_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "platforms/port.h"
+#include "realgo/binary.h"
+#include "realgo/probe.h"
+
+namespace safepoint::oracle {
+
+struct GoSweepOptions {
+  std::string binary;                 // the path of the Go binary
+  std::string func_regex = "^main\\.";  // the functions probed (ECMAScript regex, searched in the name)
+  std::vector<uint64_t> only_pcs;     // non-empty: probe these PCs alone (a finding's replay)
+  bool frame_table = true;
+  realgo::ProbeOptions probe;
+};
+
+struct GoFinding {
+  enum Kind { kDecision, kFrameTable, kOutput, kCrash, kNoHandler, kLost } kind = kDecision;
+  uint64_t pc = 0;
+  std::string func;     // function+offset
+  std::string insn;     // the instruction's text
+  std::string message;  // one line
+  std::vector<uint64_t> replay;  // the PCs to probe to see it again
+};
+const char* GoFindingKindName(GoFinding::Kind k);
+
+struct GoCounts {
+  size_t insns = 0, probed = 0, accepted = 0, restarted = 0, refused = 0, unreached = 0;
+  std::map<std::string, size_t> refused_by;  // rule -> count (as the tables predict, where they agree)
+  size_t disagreements = 0, frame_judged = 0, frame_differences = 0, lost = 0;
+  void Add(const GoCounts& o);
+};
+
+struct GoSweepResult {
+  std::string binary, go_version, goarch;
+  std::vector<std::pair<std::string, GoCounts>> funcs;  // in address order
+  GoCounts total;
+  size_t runs = 0, output_differences = 0, crashes = 0;
+  std::vector<GoFinding> findings;
+  std::string fatal;   // could not sweep at all (exit 2)
+  double seconds = 0;  // probing time (the unpreempted run not included)
+  bool clean() const { return fatal.empty() && findings.empty(); }
+};
+
+using GoSweepProgress = std::function<void(size_t done, size_t total)>;
+GoSweepResult RunGoSweep(const realgo::GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt,
+                         const GoSweepProgress& progress = nullptr);
+
+std::string GoSweepText(const GoSweepResult& r);
+std::string GoSweepJson(const GoSweepResult& r);
+// Each finding with the command that replays it alone.
+std::string GoFindingsFile(const GoSweepResult& r, const std::string& replay_prefix);
+
+}  // namespace safepoint::oracle
+
+#endif

@@ -1,0 +1,400 @@
+#include "realgo/probe.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "realgo/tracer.h"
+
+namespace safepoint::realgo {
+namespace {
+
+constexpr int kSigurg = 23;  // Linux's SIGURG (the same number on every port)
+constexpr int32_t kPrunning = 1;
+// The most bytes of a goroutine's stack kept for the frame-table oracle.
+constexpr uint64_t kMaxStackImage = 256 * 1024;
+
+std::string Hex(uint64_t v) {
+  char b[24];
+  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> GuestEnv(const ProbeOptions& opt) {
+  std::vector<std::string> env = {"GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1"};
+  for (const std::string& e : opt.env) env.push_back(e);
+  return env;
+}
+
+std::string TempDir(const ProbeOptions& opt) {
+  std::string t = opt.work_dir + "/safepoint-go-XXXXXX";
+  std::vector<char> b(t.begin(), t.end());
+  b.push_back(0);
+  if (mkdtemp(b.data()) == nullptr) return opt.work_dir;
+  return b.data();
+}
+
+// One guest run's tracer and what the probes need of the binary.
+class Session {
+ public:
+  Session(const GoBinary& bin, const PortInfo& port, const ProbeOptions& opt)
+      : bin_(bin), port_(port), opt_(opt), o_(bin.offsets()) {
+    const GoFunc* ap = bin.FuncNamed("runtime.asyncPreempt");
+    async_preempt_ = ap ? ap->entry : 0;
+    const GoFunc* ge = bin.FuncNamed("runtime.goexit");
+    goexit_ = ge ? ge->entry + bin.pc_quantum() : 0;
+  }
+
+  bool Start(const std::string& binary, const std::string& out, const std::string& err, std::string* why) {
+    if (async_preempt_ == 0) {
+      *why = "the binary has no runtime.asyncPreempt";
+      return false;
+    }
+    LaunchSpec spec;
+    spec.argv.push_back(binary);
+    for (const std::string& a : opt_.args) spec.argv.push_back(a);
+    spec.env = GuestEnv(opt_);
+    spec.emulator = opt_.emulator;
+    spec.elf_machine = bin_.elf_machine();
+    spec.stdout_path = out;
+    spec.stderr_path = err;
+    t_ = NewTracer(spec);
+    if (!t_->Start(spec, why)) return false;
+    return t_->SetBreakpoint(async_preempt_, why);
+  }
+
+  Tracer& t() { return *t_; }
+  uint64_t async_preempt() const { return async_preempt_; }
+
+  // Reads what isAsyncSafePoint reads, at a thread stopped at `pc`.
+  bool ReadStop(int tid, uint64_t pc, StopRead* s, std::vector<uint64_t>* regs, std::string* err) {
+    if (!t_->ReadRegs(tid, regs, err)) return false;
+    const auto& go = port_.go;
+    auto reg = [&](int n) -> uint64_t { return n >= 0 && static_cast<size_t>(n) < regs->size() ? (*regs)[n] : 0; };
+    s->pc = pc;
+    s->sp = reg(go.gdb_sp);
+    s->lr = reg(go.gdb_lr);
+    s->g = reg(go.gdb_g);
+    if (s->g == 0) {
+      *err = "no g in the g register at " + Hex(pc);
+      return false;
+    }
+    if (!Word(s->g + o_.g_m, &s->m, err) || !Word(s->g + o_.g_stack_lo, &s->stack_lo, err) ||
+        !Word(s->g + o_.g_stack_hi, &s->stack_hi, err) || !Word(s->g + o_.g_stktopsp, &s->stktopsp, err))
+      return false;
+    if (s->m == 0) {
+      *err = "g " + Hex(s->g) + " has no m at " + Hex(pc);
+      return false;
+    }
+    uint64_t curg = 0, preemptoff_len = 0;
+    if (!Word(s->m + o_.m_curg, &curg, err) || !Word(s->m + o_.m_p, &s->p, err) ||
+        !Word(s->m + o_.m_preemptoff + 8, &preemptoff_len, err) || !U32(s->m + o_.m_preemptGen, &s->preempt_gen, err))
+      return false;
+    uint32_t locks = 0, mallocing = 0;
+    if (!U32(s->m + o_.m_locks, &locks, err) || !U32(s->m + o_.m_mallocing, &mallocing, err)) return false;
+    s->locks = static_cast<int32_t>(locks);
+    s->mallocing = static_cast<int32_t>(mallocing);
+    s->curg = curg == s->g;
+    s->preemptoff = preemptoff_len != 0;
+    if (s->p != 0) {
+      uint32_t status = 0;
+      if (!U32(s->p + o_.p_status, &status, err)) return false;
+      s->p_running = static_cast<int32_t>(status) == kPrunning;
+    }
+    return true;
+  }
+
+  bool Word(uint64_t a, uint64_t* v, std::string* err) { return t_->ReadMemory(a, v, 8, err); }
+  bool U32(uint64_t a, uint32_t* v, std::string* err) { return t_->ReadMemory(a, v, 4, err); }
+  bool PutByte(uint64_t a, uint8_t v, std::string* err) { return t_->WriteMemory(a, &v, 1, err); }
+  bool PutI32(uint64_t a, int32_t v, std::string* err) { return t_->WriteMemory(a, &v, 4, err); }
+  bool PutI64(uint64_t a, int64_t v, std::string* err) { return t_->WriteMemory(a, &v, 8, err); }
+
+  // Asynchronous preemption on (0) or off (1) in the runtime's debug flags.
+  bool AsyncPreemptOff(int32_t v, std::string* err) {
+    return PutI32(o_.debug_addr + o_.debug_asyncpreemptoff, v, err);
+  }
+
+  // The probe of one PC, the thread `tid` stopped there.
+  ProbeResult Probe(int tid, uint64_t pc) {
+    ProbeResult r;
+    r.pc = pc;
+    std::string err;
+    std::vector<uint64_t> regs;
+    auto lost = [&](const std::string& why) {
+      r.outcome = ProbeResult::kLost;
+      r.error = why;
+      return r;
+    };
+    if (!ReadStop(tid, pc, &r.at, &regs, &err)) return lost(err);
+    // Ask as the scheduler does; keep sysmon from asking too; let this one
+    // signal find asynchronous preemption on.
+    if (!PutByte(r.at.g + o_.g_preempt, 1, &err)) return lost(err);
+    if (opt_.request == GoRequest::kGC && !PutByte(r.at.g + o_.g_preemptStop, 1, &err)) return lost(err);
+    if (r.at.p != 0 && !PutI64(r.at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, &err))
+      return lost(err);
+    if (!AsyncPreemptOff(0, &err)) return lost(err);
+    if (!t_->Continue(tid, kSigurg, &err)) return lost("continuing with SIGURG: " + err);
+    for (;;) {
+      Stop s = t_->Wait(opt_.stop_timeout_s);
+      if (s.kind == Stop::kError) return lost("waiting for the verdict at " + Hex(pc) + ": " + s.error);
+      if (s.kind == Stop::kExited || s.kind == Stop::kKilled) {
+        exited_ = s;
+        return lost("the guest ended while the verdict at " + Hex(pc) + " was awaited: " + DescribeStop(s));
+      }
+      if (s.kind == Stop::kSignal) {
+        if (!t_->Continue(s.tid, s.signal, &err)) return lost(err);
+        continue;
+      }
+      // A breakpoint.
+      if (s.tid != tid) {
+        // Another thread: let it pass (its PC stays to be probed later).
+        if (!t_->Continue(s.tid, 0, &err)) return lost(err);
+        continue;
+      }
+      if (s.pc == async_preempt_) {
+        r.outcome = ProbeResult::kAccepted;
+        std::vector<uint64_t> now;
+        if (!t_->ReadRegs(tid, &now, &err)) return lost(err);
+        if (port_.go.gdb_lr >= 0) {
+          r.resume = now[port_.go.gdb_lr];
+        } else if (!Word(now[port_.go.gdb_sp], &r.resume, &err)) {
+          return lost(err);
+        }
+      } else if (s.pc == pc) {
+        r.outcome = ProbeResult::kRefused;
+      } else {
+        return lost("after SIGURG at " + Hex(pc) + " the thread stopped at " + Hex(s.pc));
+      }
+      break;
+    }
+    if (!AsyncPreemptOff(1, &err)) return lost(err);
+    if (!U32(r.at.m + o_.m_preemptGen, &r.preempt_gen_after, &err)) return lost(err);
+    if (r.preempt_gen_after != r.at.preempt_gen + 1) {
+      r.outcome = ProbeResult::kNoHandler;
+      r.error = "m.preemptGen went from " + std::to_string(r.at.preempt_gen) + " to " +
+                std::to_string(r.preempt_gen_after) + ": the signal handler did not run once";
+    }
+    if (r.outcome != ProbeResult::kAccepted) {
+      if (!PutByte(r.at.g + o_.g_preempt, 0, &err)) return lost(err);
+      if (opt_.request == GoRequest::kGC && !PutByte(r.at.g + o_.g_preemptStop, 0, &err)) return lost(err);
+    } else {
+      harness::FrameImage& f = r.frame;
+      f.seen = true;
+      f.code_base = 0;
+      f.pc = pc;
+      f.sp = r.at.sp;
+      f.has_lr = port_.go.gdb_lr >= 0;
+      f.lr = r.at.lr;
+      f.stack_lo = r.at.stack_lo;
+      f.stack_hi = r.at.stack_hi;
+      f.base = r.at.stktopsp;
+      f.goexit = goexit_;
+      if (r.at.sp >= r.at.stack_lo && r.at.sp < r.at.stack_hi) {
+        uint64_t n = std::min<uint64_t>(r.at.stack_hi - r.at.sp, kMaxStackImage);
+        f.stack.resize(n);
+        if (!t_->ReadMemory(r.at.sp, f.stack.data(), n, &err)) f.stack.clear();
+      }
+    }
+    if (!t_->ClearBreakpoint(pc, &err)) return lost(err);
+    if (!t_->Continue(tid, 0, &err)) return lost(err);
+    return r;
+  }
+
+  bool has_exited() const { return exited_.kind == Stop::kExited || exited_.kind == Stop::kKilled; }
+  const Stop& exited() const { return exited_; }
+
+ private:
+  const GoBinary& bin_;
+  const PortInfo& port_;
+  const ProbeOptions& opt_;
+  const RuntimeOffsets& o_;
+  std::unique_ptr<Tracer> t_;
+  uint64_t async_preempt_ = 0, goexit_ = 0;
+  Stop exited_{};
+};
+
+}  // namespace
+
+std::vector<std::string> EmulatorFromEnv() {
+  std::vector<std::string> words;
+  const char* e = getenv("SAFEPOINT_EMULATOR");
+  if (e == nullptr) return words;
+  std::istringstream in(e);
+  std::string w;
+  while (in >> w) words.push_back(w);
+  return words;
+}
+
+GuestRun RunPlain(const std::string& binary, const PortInfo& port, const ProbeOptions& opt) {
+  (void)port;
+  GuestRun run;
+  std::string dir = TempDir(opt);
+  std::string out = dir + "/stdout", err = dir + "/stderr";
+  std::vector<std::string> argv = opt.emulator;
+  argv.push_back(binary);
+  for (const std::string& a : opt.args) argv.push_back(a);
+  int pid = internal::Spawn(argv, GuestEnv(opt), out, err, nullptr, &run.error);
+  if (pid < 0) return run;
+  double deadline = internal::NowSeconds() + opt.stop_timeout_s * 4;
+  int status = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0) {
+      run.error = std::string("waitpid: ") + strerror(errno);
+      return run;
+    }
+    if (internal::NowSeconds() > deadline) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      run.error = "the unpreempted run did not end within " + std::to_string(static_cast<int>(opt.stop_timeout_s * 4)) + " s";
+      break;
+    }
+    usleep(2000);
+  }
+  run.out = ReadFile(out);
+  run.err = ReadFile(err);
+  unlink(out.c_str());
+  unlink(err.c_str());
+  rmdir(dir.c_str());
+  if (run.error.empty()) {
+    if (WIFEXITED(status)) {
+      run.exited = true;
+      run.status = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      run.signal = WTERMSIG(status);
+    }
+  }
+  return run;
+}
+
+ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortInfo& port,
+                     const std::vector<uint64_t>& pcs, const ProbeOptions& opt, const ProbeProgress& progress) {
+  ProbeReport rep;
+  std::set<uint64_t> pending(pcs.begin(), pcs.end());
+  const size_t total = pending.size();
+  const int max_runs = opt.max_runs > 0 ? opt.max_runs : static_cast<int>(total / 8 + 8);
+  std::string dir = TempDir(opt);
+  int quiet_runs = 0;  // runs in a row that probed nothing
+  std::set<uint64_t> retried;
+  for (int n = 0; n < max_runs && !pending.empty(); n++) {
+    GuestRun run;
+    Session s(bin, port, opt);
+    std::string out = dir + "/stdout", err = dir + "/stderr";
+    std::string why;
+    bool started = s.Start(binary, out, err, &why);
+    for (uint64_t pc : pending) {
+      if (!started) break;
+      if (!s.t().SetBreakpoint(pc, &why)) {
+        started = false;
+        break;
+      }
+    }
+    if (started && !s.t().Continue(s.t().pid(), 0, &why)) started = false;
+    if (!started) {
+      run.error = "starting the guest: " + why;
+      if (s.has_exited() || n == 0) {
+        // A guest that cannot start twice in a row will not start.
+      }
+      s.t().Kill();
+      rep.runs.push_back(run);
+      if (++quiet_runs >= 2) {
+        rep.fatal = run.error;
+        break;
+      }
+      continue;
+    }
+    bool clean_end = false;
+    for (;;) {
+      if (s.has_exited()) {
+        const Stop& e = s.exited();
+        run.exited = e.kind == Stop::kExited;
+        run.status = e.status;
+        run.signal = e.signal;
+        break;
+      }
+      Stop st = s.t().Wait(opt.stop_timeout_s);
+      if (st.kind == Stop::kExited || st.kind == Stop::kKilled) {
+        run.exited = st.kind == Stop::kExited;
+        run.status = st.status;
+        run.signal = st.signal;
+        clean_end = true;
+        break;
+      }
+      if (st.kind == Stop::kError) {
+        run.error = st.error;
+        break;
+      }
+      std::string e2;
+      if (st.kind == Stop::kSignal) {
+        if (!s.t().Continue(st.tid, st.signal, &e2)) {
+          run.error = e2;
+          break;
+        }
+        continue;
+      }
+      if (pending.count(st.pc) == 0) {
+        if (!s.t().Continue(st.tid, 0, &e2)) {
+          run.error = e2;
+          break;
+        }
+        continue;
+      }
+      ProbeResult r = s.Probe(st.tid, st.pc);
+      r.run = rep.runs.size();
+      if (r.outcome == ProbeResult::kLost && retried.insert(st.pc).second) {
+        // Lost once (a desync, a time-out): the PC stays to be probed in
+        // the next run; lost twice, it is reported.
+        run.error = r.error;
+        break;
+      }
+      pending.erase(st.pc);
+      run.probed.push_back(st.pc);
+      bool lost = r.outcome == ProbeResult::kLost;
+      if (lost) run.error = r.error;
+      rep.probes.push_back(std::move(r));
+      if (progress) progress(total - pending.size(), total);
+      if (lost) break;
+    }
+    s.t().Kill();
+    run.out = ReadFile(out);
+    run.err = ReadFile(err);
+    // A run that ended by itself executed the whole program: what it did
+    // not reach, no run reaches (a run with a finding may have ended early:
+    // its program's own end decides).
+    if (clean_end && run.exited && run.status == 0) {
+      rep.unreached.insert(rep.unreached.end(), pending.begin(), pending.end());
+      pending.clear();
+    }
+    quiet_runs = run.probed.empty() ? quiet_runs + 1 : 0;
+    rep.runs.push_back(std::move(run));
+    if (quiet_runs >= 2) break;
+  }
+  for (uint64_t pc : pending) rep.unreached.push_back(pc);
+  std::sort(rep.unreached.begin(), rep.unreached.end());
+  unlink((dir + "/stdout").c_str());
+  unlink((dir + "/stderr").c_str());
+  rmdir(dir.c_str());
+  return rep;
+}
+
+}  // namespace safepoint::realgo

@@ -1,0 +1,97 @@
+// Asking the real Go runtime for its decision at chosen instructions of an
+// unmodified binary, as the scheduler asks (realgo/README of the method:
+// ARCHITECTURE.md, "The real Go runtime under test").
+//
+// The guest starts with GODEBUG=asyncpreemptoff=1 and GOMAXPROCS=1, under a
+// tracer (ptrace natively, QEMU's gdbstub emulated), with a breakpoint at
+// every PC still to probe. When a goroutine's thread stops at one: read g
+// from the g register and, through the binary's DWARF offsets, g.m, the
+// M's curg, P, canPreemptM's counters and preemptGen; write g.preempt = 1
+// (and g.preemptStop for the collector's kind of request), move the P's
+// sysmontick.schedwhen far ahead so that sysmon asks nothing meanwhile, let
+// runtime.debug.asyncpreemptoff be 0 for just this signal, and continue the
+// thread with SIGURG. Its next stop is the verdict: runtime.asyncPreempt
+// (accepted; the resume PC at [SP] or in the link register) or the same PC
+// (refused). m.preemptGen must have risen by one either way: the handler
+// ran. The stack as the machine had it at the stop is kept for the
+// frame-table oracle. Each PC is probed once; a run that ends leaves the
+// PCs it never reached for the next, a desync or a dead guest starts the
+// guest again, and the PCs a run never reached twice are unreached.
+#ifndef SAFEPOINT_REALGO_PROBE_H_
+#define SAFEPOINT_REALGO_PROBE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/frame_image.h"
+#include "platforms/port.h"
+#include "realgo/binary.h"
+
+namespace safepoint::realgo {
+
+enum class GoRequest { kSched, kGC };
+
+struct ProbeOptions {
+  std::vector<std::string> args;      // the program's arguments after argv[0]
+  std::vector<std::string> env;       // added to the guest's environment
+  std::vector<std::string> emulator;  // empty: natively through ptrace; else the emulator's words (gdbstub)
+  GoRequest request = GoRequest::kSched;
+  double stop_timeout_s = 30;         // the longest wait for any one stop
+  int max_runs = 0;                   // guest runs at most (0: pcs/8 + 8)
+  std::string work_dir = "/tmp";      // where the guest's output files go
+};
+
+// What the tracer read at the stop, before the signal.
+struct StopRead {
+  uint64_t pc = 0, sp = 0, lr = 0, g = 0, m = 0, p = 0;
+  bool curg = false, p_running = false, preemptoff = false;
+  int32_t locks = 0, mallocing = 0;
+  uint64_t stack_lo = 0, stack_hi = 0, stktopsp = 0;
+  uint32_t preempt_gen = 0;
+};
+
+struct ProbeResult {
+  uint64_t pc = 0;
+  enum Outcome { kAccepted, kRefused, kNoHandler, kLost } outcome = kLost;
+  uint64_t resume = 0;          // accepted: where asyncPreempt returns to
+  uint32_t preempt_gen_after = 0;
+  StopRead at;
+  harness::FrameImage frame;    // accepted: the stack as the stop saw it
+  std::string error;            // kLost, kNoHandler: what happened
+  size_t run = 0;               // which guest run probed it
+};
+
+// One run of the guest under the tracer.
+struct GuestRun {
+  std::vector<uint64_t> probed;  // in the order probed
+  std::string out, err;          // the program's stdout and stderr
+  bool exited = false;           // ended by itself (else killed, or lost)
+  int status = -1;               // its exit status when it exited
+  int signal = 0;                // the signal that ended it, if one did
+  std::string error;             // a desync, a time-out, a start failure
+};
+
+struct ProbeReport {
+  std::vector<ProbeResult> probes;  // one per PC probed, in probing order
+  std::vector<GuestRun> runs;
+  std::vector<uint64_t> unreached;  // PCs no run executed
+  std::string fatal;                // the engine could not run at all
+};
+
+// The unpreempted run the probed runs are compared with (same environment,
+// no tracer).
+GuestRun RunPlain(const std::string& binary, const PortInfo& port, const ProbeOptions& opt);
+
+using ProbeProgress = std::function<void(size_t done, size_t total)>;
+ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortInfo& port,
+                     const std::vector<uint64_t>& pcs, const ProbeOptions& opt, const ProbeProgress& progress = nullptr);
+
+// The emulator's words for this process's config (SAFEPOINT_EMULATOR, set by
+// platforms/toolchains/run): empty natively.
+std::vector<std::string> EmulatorFromEnv();
+
+}  // namespace safepoint::realgo
+
+#endif
