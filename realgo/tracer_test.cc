@@ -1,0 +1,392 @@
+// The tracer on a real program (realgo/tracer_testprog.cc, built for the
+// config's port): natively through ptrace, under an emulated config through
+// QEMU's gdbstub (SAFEPOINT_EMULATOR, set by platforms/toolchains/run, names
+// the emulator; empty natively).
+#include "realgo/tracer.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace safepoint::realgo {
+namespace {
+
+std::string Env(const char* k) {
+  const char* v = getenv(k);
+  return v ? v : "";
+}
+
+std::vector<std::string> Words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+std::string ProgramPath() {
+  std::string base = Env("TEST_SRCDIR");
+  if (base.empty()) base = Env("RUNFILES_DIR");
+  std::string ws = Env("TEST_WORKSPACE");
+  if (ws.empty()) ws = "safepoint";
+  return base + "/" + ws + "/realgo/tracer_testprog";
+}
+
+// The program's symbols (a static ELF64's .symtab).
+std::map<std::string, uint64_t> Symbols(const std::string& path) {
+  std::map<std::string, uint64_t> out;
+  std::ifstream f(path, std::ios::binary);
+  std::string b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (b.size() < sizeof(Elf64_Ehdr)) return out;
+  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(b.data());
+  if (eh->e_shoff == 0 || eh->e_shoff + eh->e_shnum * sizeof(Elf64_Shdr) > b.size()) return out;
+  const auto* sh = reinterpret_cast<const Elf64_Shdr*>(b.data() + eh->e_shoff);
+  for (int i = 0; i < eh->e_shnum; ++i) {
+    if (sh[i].sh_type != SHT_SYMTAB) continue;
+    const Elf64_Shdr& strs = sh[sh[i].sh_link];
+    size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+    const auto* sym = reinterpret_cast<const Elf64_Sym*>(b.data() + sh[i].sh_offset);
+    for (size_t j = 0; j < n; ++j) {
+      if (sym[j].st_name == 0 || sym[j].st_value == 0) continue;
+      out[std::string(b.data() + strs.sh_offset + sym[j].st_name)] = sym[j].st_value;
+    }
+  }
+  return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+bool ProcessGone(int pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+
+class TracerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    prog_ = ProgramPath();
+    machine_ = ElfMachineOf(prog_);
+    ASSERT_NE(machine_, 0) << "cannot read the test program " << prog_;
+    ASSERT_TRUE(LayoutFor(machine_, &layout_)) << "machine " << machine_;
+    emulator_ = Words(Env("SAFEPOINT_EMULATOR"));
+    timeout_ = emulator_.empty() ? 5 : 30;
+    syms_ = Symbols(prog_);
+    for (const char* s : {"tp_leaf", "tp_print_value", "tp_urg_point", "tp_in_thread", "tp_global", "tp_calls",
+                          "tp_urg_count", "tp_thread_tid"}) {
+      ASSERT_TRUE(syms_.count(s)) << "no symbol " << s << " in " << prog_;
+    }
+    // The first argument register, and where a call's return address is.
+    switch (machine_) {
+      case kEmX86_64: arg0_ = 5; lr_ = -1; break;
+      case kEmAarch64: arg0_ = 0; lr_ = 30; break;
+      case kEmLoongarch: arg0_ = 4; lr_ = 1; break;
+      case kEmRiscv: arg0_ = 10; lr_ = 1; break;
+    }
+  }
+
+  void TearDown() override {
+    if (t_) {
+      int pid = t_->pid();
+      t_->Kill();
+      if (pid > 0) EXPECT_TRUE(ProcessGone(pid)) << "pid " << pid << " still there after Kill";
+    }
+  }
+
+  // Starts the program in `mode`; the tracer holds it at its entry.
+  void Start(const std::string& mode) {
+    std::string dir = Env("TEST_TMPDIR");
+    if (dir.empty()) dir = "/tmp";
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    out_ = dir + "/" + info->name() + ".out";
+    LaunchSpec spec;
+    spec.argv = {prog_, mode};
+    spec.env = {"PATH=/usr/bin:/bin", "GLIBC_TUNABLES=glibc.pthread.rseq=0"};
+    spec.emulator = emulator_;
+    spec.elf_machine = machine_;
+    spec.stdout_path = out_;
+    spec.stderr_path = dir + "/" + info->name() + ".err";
+    t_ = NewTracer(spec);
+    std::string err;
+    ASSERT_TRUE(t_->Start(spec, &err)) << err;
+    main_ = t_->pid();
+  }
+
+  // The next stop, which must be of `kind` (and at `pc` when nonzero).
+  Stop Expect(Stop::Kind kind, uint64_t pc, const std::string& what) {
+    Stop s = t_->Wait(timeout_);
+    EXPECT_EQ(s.kind, kind) << "waiting for " << what << " (" << timeout_ << " s): got " << DescribeStop(s);
+    if (pc) EXPECT_EQ(s.pc, pc) << "waiting for " << what << ": " << DescribeStop(s);
+    return s;
+  }
+
+  void Go(int tid, int sig) {
+    std::string err;
+    ASSERT_TRUE(t_->Continue(tid, sig, &err)) << err;
+  }
+
+  void Break(const char* sym) {
+    std::string err;
+    ASSERT_TRUE(t_->SetBreakpoint(syms_[sym], &err)) << err;
+  }
+
+  void Unbreak(const char* sym) {
+    std::string err;
+    ASSERT_TRUE(t_->ClearBreakpoint(syms_[sym], &err)) << err;
+  }
+
+  uint64_t Word(const char* sym) {
+    uint64_t v = 0;
+    std::string err;
+    EXPECT_TRUE(t_->ReadMemory(syms_[sym], &v, 8, &err)) << err;
+    return v;
+  }
+  uint32_t U32(const char* sym) {
+    uint32_t v = 0;
+    std::string err;
+    EXPECT_TRUE(t_->ReadMemory(syms_[sym], &v, 4, &err)) << err;
+    return v;
+  }
+
+  std::vector<uint64_t> Regs(int tid) {
+    std::vector<uint64_t> r;
+    std::string err;
+    EXPECT_TRUE(t_->ReadRegs(tid, &r, &err)) << err;
+    EXPECT_GE(static_cast<int>(r.size()), layout_.count) << "registers read";
+    r.resize(std::max<size_t>(r.size(), 64));
+    return r;
+  }
+
+  void SetReg(int tid, int regno, uint64_t v) {
+    std::string err;
+    ASSERT_TRUE(t_->WriteReg(tid, regno, v, &err)) << err;
+  }
+
+  // Runs to the end with no breakpoints left; returns the program's stdout.
+  std::string Finish(int tid, int status) {
+    Go(tid, 0);
+    Stop s = Expect(Stop::kExited, 0, "the program's exit");
+    EXPECT_EQ(s.status, status);
+    return ReadFile(out_);
+  }
+
+  std::string prog_, out_;
+  uint16_t machine_ = 0;
+  RegLayout layout_{};
+  int arg0_ = 0, lr_ = -1;
+  std::vector<std::string> emulator_;
+  double timeout_ = 5;
+  std::map<std::string, uint64_t> syms_;
+  std::unique_ptr<Tracer> t_;
+  int main_ = 0;
+};
+
+TEST_F(TracerTest, BreakpointAtEntryOfAFunction) {
+  Start("leaf");
+  Break("tp_leaf");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, syms_["tp_leaf"], "the breakpoint at tp_leaf");
+  EXPECT_EQ(s.tid, main_);
+  auto r = Regs(s.tid);
+  EXPECT_EQ(r[layout_.pc], syms_["tp_leaf"]);
+  uint64_t sp = r[layout_.sp];
+  EXPECT_NE(sp, 0u);
+  EXPECT_EQ(sp % 8, 0u) << std::hex << sp;
+  uint64_t top = 0;
+  std::string err;
+  EXPECT_TRUE(t_->ReadMemory(sp, &top, 8, &err)) << "the stack at SP: " << err;
+  EXPECT_EQ(r[arg0_], 0u) << "tp_leaf(0)'s argument";
+}
+
+TEST_F(TracerTest, ContinueStepsOverTheBreakpoint) {
+  Start("leaf");
+  Break("tp_leaf");
+  Go(main_, 0);
+  for (uint64_t i = 0; i < 3; ++i) {
+    Stop s = Expect(Stop::kBreakpoint, syms_["tp_leaf"], "hit " + std::to_string(i) + " of tp_leaf");
+    if (s.kind != Stop::kBreakpoint) return;
+    EXPECT_EQ(Regs(s.tid)[arg0_], i);
+    EXPECT_EQ(Word("tp_calls"), i) << "the body ran " << i << " times before this hit";
+    if (i < 2) Go(s.tid, 0);
+  }
+  Unbreak("tp_leaf");
+  std::string out = Finish(main_, 3);
+  EXPECT_NE(out.find("leaf(0)=1\nleaf(1)=3\nleaf(2)=5\n"), std::string::npos) << out;
+}
+
+TEST_F(TracerTest, MemoryReadWriteAndBreakpointsInvisible) {
+  Start("leaf");
+  uint64_t f = syms_["tp_leaf"];
+  uint8_t before[8], after[8];
+  std::string err;
+  ASSERT_TRUE(t_->ReadMemory(f, before, 8, &err)) << err;
+  Break("tp_leaf");
+  ASSERT_TRUE(t_->ReadMemory(f, after, 8, &err)) << err;
+  EXPECT_EQ(memcmp(before, after, 8), 0) << "the breakpoint shows in memory";
+  EXPECT_EQ(Word("tp_global"), 0x1122334455667788u);
+  uint64_t v = 0xabcdef;
+  ASSERT_TRUE(t_->WriteMemory(syms_["tp_global"], &v, 8, &err)) << err;
+  EXPECT_EQ(Word("tp_global"), 0xabcdefu);
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, f, "tp_leaf");
+  // Written while stopped at the breakpoint: its bytes read back unchanged.
+  ASSERT_TRUE(t_->WriteMemory(f, before, 8, &err)) << err;
+  ASSERT_TRUE(t_->ReadMemory(f, after, 8, &err)) << err;
+  EXPECT_EQ(memcmp(before, after, 8), 0);
+  Unbreak("tp_leaf");
+  std::string out = Finish(s.tid, 3);
+  EXPECT_NE(out.find("global=abcdef\n"), std::string::npos) << out;
+}
+
+TEST_F(TracerTest, RegistersWritten) {
+  Start("leaf");
+  Break("tp_leaf");
+  Break("tp_print_value");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, syms_["tp_leaf"], "tp_leaf");
+  if (s.kind != Stop::kBreakpoint) return;
+  // Make tp_leaf(0) return 1234 at once: the return value register, SP and
+  // the PC written as its return would.
+  auto r = Regs(s.tid);
+  uint64_t ret_to = 0, sp = r[layout_.sp];
+  std::string err;
+  if (lr_ < 0) {
+    ASSERT_TRUE(t_->ReadMemory(sp, &ret_to, 8, &err)) << err;
+    SetReg(s.tid, layout_.sp, sp + 8);
+  } else {
+    ret_to = r[lr_];
+  }
+  SetReg(s.tid, layout_.ret, 1234);
+  SetReg(s.tid, layout_.pc, ret_to);
+  auto r2 = Regs(s.tid);
+  EXPECT_EQ(r2[layout_.ret], 1234u);
+  EXPECT_EQ(r2[layout_.pc], ret_to);
+  Go(s.tid, 0);
+  s = Expect(Stop::kBreakpoint, syms_["tp_leaf"], "the second call of tp_leaf");
+  Unbreak("tp_leaf");
+  Go(s.tid, 0);
+  s = Expect(Stop::kBreakpoint, syms_["tp_print_value"], "tp_print_value");
+  EXPECT_EQ(Word("tp_calls"), 2u) << "tp_leaf(0)'s body was skipped";
+  SetReg(s.tid, arg0_, 777);
+  Unbreak("tp_print_value");
+  std::string out = Finish(s.tid, 3);
+  EXPECT_NE(out.find("leaf(0)=1234\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("value=777\n"), std::string::npos) << out;
+}
+
+TEST_F(TracerTest, SignalAtABreakpointRunsTheHandlerThenHitsItAgain) {
+  Start("urg");
+  Break("tp_urg_point");
+  Go(main_, 0);
+  uint64_t pc = syms_["tp_urg_point"];
+  Stop s = Expect(Stop::kBreakpoint, pc, "tp_urg_point");
+  if (s.kind != Stop::kBreakpoint) return;
+  EXPECT_EQ(U32("tp_urg_count"), 0u);
+  Go(s.tid, SIGURG);
+  Stop again = Expect(Stop::kBreakpoint, pc, "tp_urg_point again after the SIGURG handler");
+  EXPECT_EQ(again.tid, s.tid);
+  EXPECT_EQ(U32("tp_urg_count"), 1u) << "the handler ran once";
+  Go(s.tid, 0);  // steps over: the first call's body, then the second call
+  again = Expect(Stop::kBreakpoint, pc, "the second call of tp_urg_point");
+  EXPECT_EQ(U32("tp_urg_count"), 1u);
+  Unbreak("tp_urg_point");
+  std::string out = Finish(s.tid, 0);
+  EXPECT_NE(out.find("urg=1\n"), std::string::npos) << out;
+}
+
+TEST_F(TracerTest, SecondThreadsBreakpointNamesItsThread) {
+  Start("thread");
+  Break("tp_in_thread");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, syms_["tp_in_thread"], "tp_in_thread in the second thread");
+  if (s.kind != Stop::kBreakpoint) return;
+  EXPECT_NE(s.tid, main_);
+  EXPECT_EQ(static_cast<int>(Word("tp_thread_tid")), s.tid) << "the thread's own gettid()";
+  EXPECT_EQ(Regs(s.tid)[layout_.pc], syms_["tp_in_thread"]);
+  Unbreak("tp_in_thread");
+  std::string out = Finish(s.tid, 0);
+  EXPECT_NE(out.find("thread=" + std::to_string(s.tid) + " "), std::string::npos) << out;
+}
+
+TEST_F(TracerTest, ProgramsOwnSignalIsReportedAndDelivered) {
+  Start("usr1");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kSignal, 0, "SIGUSR1 from raise()");
+  EXPECT_EQ(s.signal, SIGUSR1);
+  EXPECT_EQ(s.tid, main_);
+  EXPECT_NE(s.pc, 0u);
+  Go(s.tid, SIGUSR1);
+  s = Expect(Stop::kExited, 0, "the exit");
+  EXPECT_EQ(s.status, 0);
+  std::string out = ReadFile(out_);
+  EXPECT_NE(out.find("usr1=1\n"), std::string::npos) << out;
+}
+
+TEST_F(TracerTest, ExitStatusReported) {
+  Start("leaf");
+  EXPECT_NE(Finish(main_, 3).find("value=5\n"), std::string::npos);
+  Stop s = t_->Wait(0.1);
+  EXPECT_EQ(s.kind, Stop::kError) << "after the end: " << DescribeStop(s);
+}
+
+TEST_F(TracerTest, WaitTimesOutFastAndKillLeavesNoProcess) {
+  Start("spin");
+  Go(main_, 0);
+  double t0 = internal::NowSeconds();
+  Stop s = t_->Wait(0.3);
+  double took = internal::NowSeconds() - t0;
+  EXPECT_EQ(s.kind, Stop::kError) << DescribeStop(s);
+  EXPECT_FALSE(s.error.empty());
+  EXPECT_LT(took, 1.5) << "a 0.3 s wait took " << took << " s";
+  int pid = t_->pid();
+  t_->Kill();
+  t_->Kill();  // twice is fine
+  EXPECT_TRUE(ProcessGone(pid)) << "pid " << pid;
+}
+
+TEST_F(TracerTest, KillAtEntry) {
+  Start("spin");
+  int pid = t_->pid();
+  t_->Kill();
+  EXPECT_TRUE(ProcessGone(pid)) << "pid " << pid;
+  std::string err;
+  EXPECT_FALSE(t_->SetBreakpoint(syms_["tp_leaf"], &err));
+}
+
+// Not a check: the cost of one breakpoint round trip (hit, continue with a
+// step over it, next hit), printed.
+TEST_F(TracerTest, RoundTripRate) {
+  Start("loop");
+  Break("tp_leaf");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, syms_["tp_leaf"], "the first hit");
+  if (s.kind != Stop::kBreakpoint) return;
+  int n = emulator_.empty() ? 2000 : 300;
+  double t0 = internal::NowSeconds();
+  for (int i = 0; i < n; ++i) {
+    Go(s.tid, 0);
+    s = t_->Wait(timeout_);
+    ASSERT_EQ(s.kind, Stop::kBreakpoint) << "round trip " << i << ": " << DescribeStop(s);
+  }
+  double took = internal::NowSeconds() - t0;
+  printf("round trips: %d in %.3f s: %.0f a second (%s)\n", n, took, n / took,
+         emulator_.empty() ? "ptrace" : "gdbstub");
+  RecordProperty("round_trips_per_second", static_cast<int>(n / took));
+}
+
+}  // namespace
+}  // namespace safepoint::realgo
