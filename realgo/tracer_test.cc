@@ -115,7 +115,9 @@ class TracerTest : public ::testing::Test {
     out_ = dir + "/" + info->name() + ".out";
     LaunchSpec spec;
     spec.argv = {prog_, mode};
-    spec.env = {"PATH=/usr/bin:/bin", "GLIBC_TUNABLES=glibc.pthread.rseq=0"};
+    // detect_leaks=0: under the sanitizer config the tracee is linked with
+    // ASan, whose leak check at exit needs ptrace, taken by the tracer.
+    spec.env = {"PATH=/usr/bin:/bin", "GLIBC_TUNABLES=glibc.pthread.rseq=0", "ASAN_OPTIONS=detect_leaks=0"};
     spec.emulator = emulator_;
     spec.elf_machine = machine_;
     spec.stdout_path = out_;
