@@ -1,0 +1,168 @@
+// The real Go runtime under test (issue 28): every program of goprogs/, as
+// built with one Go version for this config's CPU, swept by go-sweep's
+// engine (oracle/go_sweep.h): each chosen instruction stopped at, a
+// preemption asked for as the scheduler asks, SIGURG delivered; each
+// verdict judged by the binary's own tables, each accepted stop's frames by
+// its pcsp, each guest run's output against an unpreempted run's.
+//
+// A finding fails the test unless conformance/go_findings.txt records it as
+// a bug in Go (version, CPU, program, kind, function); a record that no run
+// reproduces fails too: a Go that no longer has the bug says so.
+//
+// The Go version comes from the build (SAFEPOINT_GO_VERSION); the programs
+// from the test's data (//goprogs:goV_ARCH for this config's CPU).
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "oracle/go_sweep.h"
+#include "platforms/native.h"
+#include "realgo/binary.h"
+#include "realgo/probe.h"
+
+#ifndef SAFEPOINT_GO_VERSION
+#error "SAFEPOINT_GO_VERSION must be set by the build (conformance/BUILD.bazel)"
+#endif
+
+namespace safepoint {
+namespace {
+
+std::string Runfiles() {
+  const char* d = getenv("TEST_SRCDIR");
+  return std::string(d ? d : ".") + "/safepoint";
+}
+
+std::vector<std::string> Programs(const std::string& dir) {
+  std::vector<std::string> v;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return v;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] != '.') v.push_back(e->d_name);
+  closedir(d);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// The suite's fixed selection per program: the functions probed at every
+// instruction (the whole of package main runs behind ./safepoint go-sweep
+// and in the nightly workflow). Chosen to reach each program's shape.
+std::string Selection(const std::string& program) {
+  static const std::map<std::string, std::string> sel = {
+      {"loops", "^main\\."},
+      {"atomics", "^main\\."},
+      {"wbarrier", "^main\\."},
+      {"rtcalls", "^main\\."},
+      {"defers", "^main\\."},
+      {"frames", "^main\\."},
+      {"stack", "^main\\."},
+      {"goroutines", "^main\\."},
+      {"gc", "^main\\."},
+  };
+  auto it = sel.find(program);
+  return it == sel.end() ? "^main\\." : it->second;
+}
+
+// One line of conformance/go_findings.txt:
+//   VERSION ARCH PROGRAM KIND FUNCTION-PREFIX | why, upstream issue, smallest program
+struct Record {
+  std::string version, arch, program, kind, func, why;
+  int line = 0;
+  bool seen = false;
+};
+
+std::vector<Record> Records() {
+  std::vector<Record> v;
+  std::ifstream f(Runfiles() + "/conformance/go_findings.txt");
+  std::string line;
+  int n = 0;
+  while (std::getline(f, line)) {
+    n++;
+    if (line.empty() || line[0] == '#') continue;
+    Record r;
+    r.line = n;
+    size_t bar = line.find('|');
+    std::istringstream in(line.substr(0, bar));
+    in >> r.version >> r.arch >> r.program >> r.kind >> r.func;
+    r.why = bar == std::string::npos ? "" : line.substr(bar + 1);
+    v.push_back(r);
+  }
+  return v;
+}
+
+TEST(GoSweep, EveryProgramIsJudgedCleanOrItsFindingsAreGosRecordedBugs) {
+  const std::string version = SAFEPOINT_GO_VERSION;
+  const PortInfo& port = NativePort();
+  const std::string goarch(port.go.goarch);
+  const std::string dir = Runfiles() + "/goprogs/" + version + "/" + goarch;
+  std::vector<std::string> programs = Programs(dir);
+  ASSERT_FALSE(programs.empty()) << "no Go programs in " << dir;
+  std::vector<Record> records = Records();
+  oracle::GoCounts all;
+  size_t runs = 0;
+  double seconds = 0;
+  printf("go-sweep, Go %s on %s (%s):\n", version.c_str(), goarch.c_str(),
+         realgo::EmulatorFromEnv().empty() ? "natively, ptrace" : "under QEMU, gdbstub");
+  for (const std::string& p : programs) {
+    std::string err;
+    std::unique_ptr<realgo::GoBinary> bin = realgo::GoBinary::Open(dir + "/" + p, &err);
+    ASSERT_TRUE(bin) << p << ": " << err;
+    EXPECT_EQ(bin->go_version().rfind("go" + version, 0), 0u) << p << " was built by " << bin->go_version();
+    oracle::GoSweepOptions opt;
+    opt.binary = dir + "/" + p;
+    opt.func_regex = Selection(p);
+    opt.probe.emulator = realgo::EmulatorFromEnv();
+    if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
+    oracle::GoSweepResult r = oracle::RunGoSweep(*bin, port, opt);
+    ASSERT_TRUE(r.fatal.empty()) << p << ": " << r.fatal;
+    printf("  %-11s %5zu insns %5zu probed %5zu accepted %4zu restarted %5zu refused %4zu unreached, %zu frames judged, "
+           "%zu runs, %.0f probes/s\n",
+           p.c_str(), r.total.insns, r.total.probed, r.total.accepted, r.total.restarted, r.total.refused,
+           r.total.unreached, r.total.frame_judged, r.runs, r.seconds > 0 ? r.total.probed / r.seconds : 0.0);
+    all.Add(r.total);
+    runs += r.runs;
+    seconds += r.seconds;
+    // Every chosen instruction is accounted for: probed, or never executed.
+    EXPECT_EQ(r.total.probed + r.total.unreached + r.total.lost, r.total.insns) << p;
+    EXPECT_GT(r.total.probed, r.total.insns / 2) << p << ": most of the chosen instructions must run";
+    for (const oracle::GoFinding& f : r.findings) {
+      bool known = false;
+      for (Record& rec : records) {
+        if (rec.version == version && rec.arch == goarch && rec.program == p &&
+            rec.kind == oracle::GoFindingKindName(f.kind) && f.func.rfind(rec.func, 0) == 0) {
+          rec.seen = known = true;
+          printf("  expected (a bug in Go, go_findings.txt:%d): %s %s: %s\n", rec.line, p.c_str(), f.func.c_str(),
+                 f.message.c_str());
+        }
+      }
+      EXPECT_TRUE(known) << p << ": " << oracle::GoFindingKindName(f.kind) << " at " << f.func << " [" << f.insn
+                         << "]: " << f.message;
+    }
+  }
+  printf("  %-11s %5zu insns %5zu probed %5zu accepted %4zu restarted %5zu refused %4zu unreached, %zu frames judged, "
+         "%zu runs, %.0f probes/s\n",
+         "total", all.insns, all.probed, all.accepted, all.restarted, all.refused, all.unreached, all.frame_judged, runs,
+         seconds > 0 ? all.probed / seconds : 0.0);
+  for (const auto& [rule, n] : all.refused_by) printf("  refused by %s: %zu\n", rule.c_str(), n);
+  // The verdicts are not all of one kind: the tables and the runtime were
+  // both asked something.
+  EXPECT_GT(all.accepted, 0u);
+  EXPECT_GT(all.refused_by["unsafe-point"], 0u);
+  EXPECT_GT(all.frame_judged, 0u);
+  for (const Record& rec : records)
+    if (rec.version == version && rec.arch == goarch)
+      EXPECT_TRUE(rec.seen) << "go_findings.txt:" << rec.line << " records a bug in Go " << version << " on " << goarch
+                            << " (" << rec.program << " " << rec.kind << " " << rec.func
+                            << ") that no run shows now: remove the record if Go fixed it";
+}
+
+}  // namespace
+}  // namespace safepoint
