@@ -2,7 +2,7 @@
 # layering.sh [TREE]: checks the layers of ARCHITECTURE.md on the source
 # tree (default: this checkout). Prints every violation and exits 1 if any.
 #
-#   1 core/  <  2 platforms/  <  3 runtime/  <  4 harness/  <  5 oracle/
+#   1 core/  <  2 platforms/  <  3 runtime/  <  4 harness/, realgo/  <  5 oracle/
 #   <  6 conformance/, fuzz/, cmd/ (which never include one another)
 #
 # A file may include only headers of its own layer or lower ones. Also:
@@ -21,6 +21,7 @@ cd "$tree" || exit 2
 layer() {
   case "$1" in
     core) echo 1 ;; platforms) echo 2 ;; runtime) echo 3 ;; harness) echo 4 ;; oracle) echo 5 ;;
+    realgo) echo 4 ;;
     conformance|fuzz|cmd) echo 6 ;; *) echo 0 ;;
   esac
 }
@@ -51,7 +52,7 @@ while IFS= read -r f; do
       esac
     fi
   done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/p' "$f")
-done < <(find core platforms runtime harness oracle conformance fuzz cmd \
+done < <(find core platforms runtime harness realgo oracle conformance fuzz cmd \
            \( -name '*.h' -o -name '*.cc' -o -name '*.S' \) 2>/dev/null | sort)
 
 ports=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' platforms/PORTS 2>/dev/null | grep -v '^$' | tr '\n' '|')
@@ -62,5 +63,5 @@ while IFS= read -r hit; do
 done < <({ find runtime harness oracle conformance cmd platforms/common \( -name '*.h' -o -name '*.cc' \) 2>/dev/null
            find platforms -maxdepth 1 \( -name '*.h' -o -name '*.cc' \) 2>/dev/null; } | sort |
            xargs -r grep -nE "\"($ports)\"|($macros)" 2>/dev/null)
-[ $bad = 0 ] && echo "layering: ok ($(find core platforms runtime harness oracle conformance fuzz cmd -name '*.cc' -o -name '*.h' 2>/dev/null | wc -l) files)"
+[ $bad = 0 ] && echo "layering: ok ($(find core platforms runtime harness realgo oracle conformance fuzz cmd -name '*.cc' -o -name '*.h' 2>/dev/null | wc -l) files)"
 exit $bad

@@ -32,7 +32,7 @@ expect_caught conformance/name.cc 'if (port == "amd64") {}' "a port name in a su
 tree=
 if [ -n "${TEST_SRCDIR:-}" ]; then
   tree="$TEST_SRCDIR/${TEST_WORKSPACE:-safepoint}"
-  for d in core platforms runtime harness oracle conformance fuzz cmd; do
+  for d in core platforms runtime harness realgo oracle conformance fuzz cmd; do
     [ -n "$(find "$tree/$d" -maxdepth 1 -name '*.cc' 2>/dev/null | head -n 1)" ] ||
       { echo "FAIL: no sources of $d/ among the test's inputs (tools/BUILD.bazel)"; exit 1; }
   done
