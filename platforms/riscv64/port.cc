@@ -92,8 +92,14 @@ int CheckInsns(int locals, bool leaf) {
 uint32_t Word(const uint8_t* end) {
   return uint32_t{end[-4]} | uint32_t{end[-3]} << 8 | uint32_t{end[-2]} << 16 | uint32_t{end[-1]} << 24;
 }
-// JAL and JALR with rd = ra (x1). Go emits no compressed instructions.
+// JAL and JALR with rd = ra (x1), and C.JALR (which links ra): Go 1.26
+// emits compressed instructions on riscv64 (its PC quantum is 2), earlier
+// versions none.
 uint32_t GoCallBefore(const uint8_t* end, size_t before) {
+  if (before >= 2) {
+    uint32_t h = uint32_t{end[-2]} | uint32_t{end[-1]} << 8;
+    if ((h & 0xF07F) == 0x9002 && ((h >> 7) & 0x1F) != 0) return 2;
+  }
   if (before < 4) return 0;
   uint32_t w = Word(end);
   bool link = ((w >> 7) & 0x1F) == 1;
