@@ -309,8 +309,11 @@ class PtraceTracer : public Tracer {
         return s;
       }
       if (exited_) return Error("the program has ended");
+      // The tracee's process group only (Spawn made it its own): children
+      // the caller runs besides are not ours to reap. The group's threads
+      // are in it too, and reported here because we trace them.
       int st = 0;
-      pid_t t = waitpid(-1, &st, __WALL | WNOHANG);
+      pid_t t = waitpid(-pid_, &st, __WALL | WNOHANG);
       if (t < 0) {
         if (errno == EINTR) continue;
         return Error(std::string("waitpid: ") + strerror(errno));
