@@ -51,6 +51,39 @@ std::string TempDir(const ProbeOptions& opt) {
   return b.data();
 }
 
+// Fields of one structure read in one go: the bytes from the lowest offset
+// to the highest one's word.
+class Span {
+ public:
+  Span(uint64_t base, std::initializer_list<int> offs) : base_(base) {
+    lo_ = *std::min_element(offs.begin(), offs.end());
+    hi_ = *std::max_element(offs.begin(), offs.end()) + 8;
+  }
+  bool Read(Tracer& t, std::string* err) {
+    if (lo_ < 0) {
+      *err = "a structure offset is unknown";
+      return false;
+    }
+    bytes_.resize(static_cast<size_t>(hi_ - lo_));
+    return t.ReadMemory(base_ + static_cast<uint64_t>(lo_), bytes_.data(), bytes_.size(), err);
+  }
+  uint64_t Word(int off) const {
+    uint64_t v = 0;
+    memcpy(&v, bytes_.data() + (off - lo_), 8);
+    return v;
+  }
+  uint32_t U32(int off) const {
+    uint32_t v = 0;
+    memcpy(&v, bytes_.data() + (off - lo_), 4);
+    return v;
+  }
+
+ private:
+  uint64_t base_;
+  int lo_ = 0, hi_ = 0;
+  std::vector<uint8_t> bytes_;
+};
+
 // One guest run's tracer and what the probes need of the binary.
 class Session {
  public:
@@ -96,21 +129,25 @@ class Session {
       *err = "no g in the g register at " + Hex(pc);
       return false;
     }
-    if (!Word(s->g + o_.g_m, &s->m, err) || !Word(s->g + o_.g_stack_lo, &s->stack_lo, err) ||
-        !Word(s->g + o_.g_stack_hi, &s->stack_hi, err) || !Word(s->g + o_.g_stktopsp, &s->stktopsp, err))
-      return false;
+    // The g and the m each in one read (a round trip each under QEMU's
+    // gdbstub), from their lowest field needed to their highest.
+    Span gs(s->g, {o_.g_m, o_.g_stack_lo, o_.g_stack_hi, o_.g_stktopsp});
+    if (!gs.Read(*t_, err)) return false;
+    s->m = gs.Word(o_.g_m);
+    s->stack_lo = gs.Word(o_.g_stack_lo);
+    s->stack_hi = gs.Word(o_.g_stack_hi);
+    s->stktopsp = gs.Word(o_.g_stktopsp);
     if (s->m == 0) {
       *err = "g " + Hex(s->g) + " has no m at " + Hex(pc);
       return false;
     }
-    uint64_t curg = 0, preemptoff_len = 0;
-    if (!Word(s->m + o_.m_curg, &curg, err) || !Word(s->m + o_.m_p, &s->p, err) ||
-        !Word(s->m + o_.m_preemptoff + 8, &preemptoff_len, err) || !U32(s->m + o_.m_preemptGen, &s->preempt_gen, err))
-      return false;
-    uint32_t locks = 0, mallocing = 0;
-    if (!U32(s->m + o_.m_locks, &locks, err) || !U32(s->m + o_.m_mallocing, &mallocing, err)) return false;
-    s->locks = static_cast<int32_t>(locks);
-    s->mallocing = static_cast<int32_t>(mallocing);
+    Span ms(s->m, {o_.m_curg, o_.m_p, o_.m_preemptoff + 8, o_.m_preemptGen, o_.m_locks, o_.m_mallocing});
+    if (!ms.Read(*t_, err)) return false;
+    uint64_t curg = ms.Word(o_.m_curg), preemptoff_len = ms.Word(o_.m_preemptoff + 8);
+    s->p = ms.Word(o_.m_p);
+    s->preempt_gen = ms.U32(o_.m_preemptGen);
+    s->locks = static_cast<int32_t>(ms.U32(o_.m_locks));
+    s->mallocing = static_cast<int32_t>(ms.U32(o_.m_mallocing));
     s->curg = curg == s->g;
     s->preemptoff = preemptoff_len != 0;
     if (s->p != 0) {
@@ -208,7 +245,9 @@ class Session {
       f.base = r.at.stktopsp;
       f.goexit = goexit_;
       if (r.at.sp >= r.at.stack_lo && r.at.sp < r.at.stack_hi) {
-        uint64_t n = std::min<uint64_t>(r.at.stack_hi - r.at.sp, kMaxStackImage);
+        // Up to the goroutine's frame base and a little past it: all a walk reads.
+        uint64_t top = std::min<uint64_t>(r.at.stack_hi, std::max(r.at.stktopsp, r.at.sp) + 16);
+        uint64_t n = std::min<uint64_t>(top - r.at.sp, kMaxStackImage);
         f.stack.resize(n);
         if (!t_->ReadMemory(r.at.sp, f.stack.data(), n, &err)) f.stack.clear();
       }
