@@ -137,6 +137,10 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
     res.fatal = err;
     return res;
   }
+  if (opt.mutation == GoSweepMutation::kPcspLate)
+    for (FuncInfo& f : table.funcs)
+      for (FuncInfo::SpState& st : f.pcsp)
+        if (st.from != f.entry) st.from += port.insn_align;
   // The instructions of the chosen functions (and their text).
   std::map<uint64_t, std::string> insn_text;
   std::vector<const GoFunc*> chosen;
@@ -223,6 +227,7 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
       t.asm_ = f->asm_;
       t.has_locals_map = f->has_locals_map;
       t.unsafe_point = f->unsafe_point.empty() ? kGoSafe : RunAt(f->unsafe_point, f->entry, r.pc, kGoSafe, &t.run_start);
+      if (opt.mutation == GoSweepMutation::kUnsafeIgnored && t.unsafe_point == kGoUnsafe) t.unsafe_point = kGoSafe;
       t.innermost = bin.InnermostName(r.pc);
     }
     GoStopState s;

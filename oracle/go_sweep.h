@@ -20,7 +20,14 @@
 
 namespace safepoint::oracle {
 
+// Deliberate mistakes in the judges' inputs, so a test shows each judge
+// sees what it must on real Go: the pcsp rows each one instruction late
+// (the frame-table oracle must find differences), the unsafe-point table
+// read as all safe (the decision oracle must disagree where Go refuses).
+enum class GoSweepMutation { kNone, kPcspLate, kUnsafeIgnored };
+
 struct GoSweepOptions {
+  GoSweepMutation mutation = GoSweepMutation::kNone;
   std::string binary;                 // the path of the Go binary
   std::string func_regex = "^main\\.";  // the functions probed (ECMAScript regex, searched in the name)
   std::vector<uint64_t> only_pcs;     // non-empty: probe these PCs alone (a finding's replay)

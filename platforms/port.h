@@ -203,6 +203,10 @@ struct PortInfo {
   struct GoFacts {
     std::string_view goarch;
     int gdb_pc = -1, gdb_sp = -1, gdb_lr = -1, gdb_g = -1;  // gdb_lr -1: none
+    // Where a goroutine's first frame returns to: runtime.goexit's entry
+    // plus this (newproc1's goexit+PCQuantum; riscv64's gostartcall takes
+    // twice the quantum so that it stays 4 even where Go 1.26 compresses).
+    uint32_t goexit_return = 0;
     // The length of a call instruction ending exactly at `end` (`before`
     // bytes of code precede it, `end` excluded), 0 when none could; a
     // variable-length encoding answers for every call form Go emits.

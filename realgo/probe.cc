@@ -92,7 +92,7 @@ class Session {
     const GoFunc* ap = bin.FuncNamed("runtime.asyncPreempt");
     async_preempt_ = ap ? ap->entry : 0;
     const GoFunc* ge = bin.FuncNamed("runtime.goexit");
-    goexit_ = ge ? ge->entry + bin.pc_quantum() : 0;
+    goexit_ = ge ? ge->entry + port.go.goexit_return : 0;
   }
 
   bool Start(const std::string& binary, const std::string& out, const std::string& err, std::string* why) {
@@ -186,6 +186,9 @@ class Session {
     if (!PutByte(r.at.g + o_.g_preempt, 1, &err)) return lost(err);
     if (opt_.request == GoRequest::kGC && !PutByte(r.at.g + o_.g_preemptStop, 1, &err)) return lost(err);
     if (r.at.p != 0 && !PutI64(r.at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, &err))
+      return lost(err);
+    if (opt_.clobber_reg >= 0 && static_cast<size_t>(opt_.clobber_reg) < regs.size() &&
+        !t_->WriteReg(tid, opt_.clobber_reg, regs[opt_.clobber_reg] + 1, &err))
       return lost(err);
     if (!AsyncPreemptOff(0, &err)) return lost(err);
     if (!t_->Continue(tid, kSigurg, &err)) return lost("continuing with SIGURG: " + err);

@@ -41,6 +41,9 @@ struct ProbeOptions {
   double stop_timeout_s = 30;         // the longest wait for any one stop
   int max_runs = 0;                   // guest runs at most (0: pcs/8 + 8)
   std::string work_dir = "/tmp";      // where the guest's output files go
+  // A deliberate mistake (tests of the invisibility oracle): at each stop,
+  // add one to this register (GDB's number) before the signal; -1: none.
+  int clobber_reg = -1;
 };
 
 // What the tracer read at the stop, before the signal.

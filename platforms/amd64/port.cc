@@ -131,7 +131,7 @@ const PortInfo kAmd64Port = {
               // rel32, counted from the end of a 6-byte Jcc or a 5-byte JMP
               .branch_reach = {(int64_t{1} << 31) - 8, (int64_t{1} << 31) - 8}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "amd64", .gdb_pc = 16, .gdb_sp = 7, .gdb_lr = -1, .gdb_g = 14, .call_before = GoCallBefore},
+    .go = {.goarch = "amd64", .gdb_pc = 16, .gdb_sp = 7, .gdb_lr = -1, .gdb_g = 14, .goexit_return = 1, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kAmd64Port);
 

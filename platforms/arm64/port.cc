@@ -123,7 +123,7 @@ const PortInfo kArm64Port = {
               // CBZ/CBNZ imm19 words (+-1 MiB), B imm26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 20) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "arm64", .gdb_pc = 32, .gdb_sp = 31, .gdb_lr = 30, .gdb_g = 28, .call_before = GoCallBefore},
+    .go = {.goarch = "arm64", .gdb_pc = 32, .gdb_sp = 31, .gdb_lr = 30, .gdb_g = 28, .goexit_return = 4, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kArm64Port);
 

@@ -135,7 +135,7 @@ const PortInfo kLoong64Port = {
               // BEQZ/BNEZ offs21 words (+-4 MiB), B offs26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 22) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "loong64", .gdb_pc = 33, .gdb_sp = 3, .gdb_lr = 1, .gdb_g = 22, .call_before = GoCallBefore},
+    .go = {.goarch = "loong64", .gdb_pc = 33, .gdb_sp = 3, .gdb_lr = 1, .gdb_g = 22, .goexit_return = 4, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kLoong64Port);
 

@@ -144,7 +144,7 @@ const PortInfo kRiscv64Port = {
               // BEQ/BNE 13-bit byte offsets (+-4 KiB), JAL 21 bits (+-1 MiB)
               .branch_reach = {(int64_t{1} << 12) - 4, (int64_t{1} << 20) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "riscv64", .gdb_pc = 32, .gdb_sp = 2, .gdb_lr = 1, .gdb_g = 27, .call_before = GoCallBefore},
+    .go = {.goarch = "riscv64", .gdb_pc = 32, .gdb_sp = 2, .gdb_lr = 1, .gdb_g = 27, .goexit_return = 4, .call_before = GoCallBefore},
 };
 SAFEPOINT_REGISTER_PORT(kRiscv64Port);
 
