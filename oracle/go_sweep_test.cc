@@ -73,13 +73,22 @@ TEST(GoSweepJudges, TheFrameTableOracleSeesPcspOneInstructionLate) {
 
 TEST(GoSweepJudges, TheDecisionOracleSeesAnUnsafePointTakenForSafe) {
   ASSERT_TRUE(Program().bin);
-  GoSweepResult clean = Sweep(GoSweepMutation::kNone);
+  const realgo::GoBinary& bin = *Program().bin;
   GoSweepResult r = Sweep(GoSweepMutation::kUnsafeIgnored);
   ASSERT_TRUE(r.fatal.empty()) << r.fatal;
-  // Every PC Go refused by its unsafe-point table is now a disagreement.
-  EXPECT_EQ(r.total.disagreements, clean.total.refused_by["unsafe-point"]) << GoSweepText(r);
-  for (const GoFinding& f : r.findings)
-    if (f.kind == GoFinding::kDecision) EXPECT_EQ(f.message.rfind("Go refused; its tables say accepted", 0), 0u) << f.message;
+  // Every PC Go refused by its unsafe-point table is now a disagreement,
+  // and no other PC is.
+  EXPECT_GT(r.total.disagreements, 0u) << GoSweepText(r);
+  EXPECT_EQ(r.total.refused_by["unsafe-point"], 0u) << GoSweepText(r);
+  size_t unsafe_refused = 0;
+  for (const GoFinding& f : r.findings) {
+    ASSERT_EQ(f.kind, GoFinding::kDecision) << f.message;
+    EXPECT_EQ(f.message.rfind("Go refused; its tables say accepted", 0), 0u) << f.message;
+    const realgo::GoFunc* fn = bin.FuncAt(f.pc);
+    ASSERT_NE(fn, nullptr);
+    unsafe_refused += realgo::GoBinary::ValueAt(fn->unsafe_point, fn->entry, f.pc, -1) == realgo::kUnsafePointUnsafe;
+  }
+  EXPECT_EQ(unsafe_refused, r.total.disagreements);
 }
 
 TEST(GoSweepJudges, TheInvisibilityOracleSeesARegisterChangedAtEveryStop) {
