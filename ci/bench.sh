@@ -10,6 +10,10 @@
 # async_bench runs on one CPU (taskset), its ceiling and its armed rounds
 # alike: spread over two, each round's figure moved with where the
 # emulator's threads landed (ratios from 0.5 to 1.0 in one process).
+# The real Go runtime's probes per second (go-sweep of goprogs/loops as
+# Go 1.26 builds it for the config's CPU, the harness under the config's
+# emulator and the guest under QEMU's gdbstub or natively under ptrace),
+# median of 5 sweeps, printed under the armed rate of the same run.
 #
 #   ci/bench.sh [--arch=amd64,arm64,...]
 set -uo pipefail
@@ -34,7 +38,9 @@ rc=0
 for c in "${configs[@]}"; do
   echo "== $c"
   log=$(mktemp)
-  if ! bazel build -c opt --config="$c" //cmd:coop_bench //cmd:async_bench >"$log" 2>&1; then
+  port=$(sp_config_port "$c")
+  if ! bazel build -c opt --config="$c" //cmd:coop_bench //cmd:async_bench //cmd:safepoint \
+      "//goprogs:loops_go1.26_$port" >"$log" 2>&1; then
     cat "$log"; rm -f "$log"; rc=1; continue
   fi
   rm -f "$log"
@@ -44,7 +50,23 @@ for c in "${configs[@]}"; do
   echo "   load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
   platforms/toolchains/run --config="$c" "$bin/cmd/coop_bench" || rc=1
   read -r -a pin < <(sp_one_cpu)
-  "${pin[@]}" platforms/toolchains/run --config="$c" "$bin/cmd/async_bench" 5000 || rc=1
+  out=$("${pin[@]}" platforms/toolchains/run --config="$c" "$bin/cmd/async_bench" 5000) || rc=1
+  echo "$out"
+  armed=$(echo "$out" | sed -n 's/^ *armed preemptions, fully checked *\([0-9]*\) .*/\1/p')
+  rates=()
+  for round in 1 2 3 4 5; do
+    r=$(platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json "$bin/goprogs/1.26/$port/loops" |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["total"]["probed"] / d["seconds"]) if d["seconds"] > 0 else 0)') || rc=1
+    rates+=("${r:-0}")
+  done
+  python3 - "$armed" "${rates[@]}" <<'PY'
+import statistics, sys
+armed = float(sys.argv[1] or 0)
+r = sorted(float(x) for x in sys.argv[2:])
+m = statistics.median(r)
+print("  real Go (go-sweep, go1.26 loops)           %10.1f probes/s median (%.1f..%.1f); %s of the armed rate"
+      % (m, r[0], r[-1], ("1/%.0f" % (armed / m)) if m > 0 and armed > 0 else "?"))
+PY
   echo "   load average at the end:   $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 exit $rc
