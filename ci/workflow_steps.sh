@@ -15,6 +15,8 @@
 #                         after setup (fuzz-pr.yml's with --time=60), 5 s a
 #                         target on amd64 (the campaign, the report, the
 #                         artifact layout the upload takes)
+#   go-sweep              ci/go-sweep.sh, fuzz-nightly.yml's go-sweep job, on
+#                         one program with Go 1.19 natively (its report row)
 #
 #   ci/workflow_steps.sh [--logs=DIR] [--only=STEP,...]
 #
@@ -102,11 +104,22 @@ nightly_job() {
   return $rc
 }
 
+# fuzz-nightly.yml's go-sweep job: ci/go-sweep.sh, one program, one Go, natively.
+go_sweep() {
+  local d; d=$(mktemp -d)
+  bash "$here/go-sweep.sh" --arch=amd64 --go=1.19 --programs=loops --out="$d"
+  local rc=$?
+  [ $rc = 0 ] && { grep -q '| amd64 | 1.19 | loops |' "$d/report.md" || { echo "the report has no row for loops"; rc=1; }; }
+  rm -rf "$d"
+  return $rc
+}
+
 step actionlint actionlint
 step clusterfuzzlite-files clusterfuzzlite_files
 step cflite-build-address cflite_build_address
 step cflite-build-undefined cflite_build_undefined
 step nightly-job nightly_job
+step go-sweep go_sweep
 
 cases_write "$out/testlogs/workflows/steps/test.xml" "$out/targets.txt" //workflows:steps
 [ "$cases_failed" = 0 ]
