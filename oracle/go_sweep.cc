@@ -92,6 +92,7 @@ const char* GoFindingKindName(GoFinding::Kind k) {
   switch (k) {
     case GoFinding::kDecision: return "decision";
     case GoFinding::kFrameTable: return "frame-table";
+    case GoFinding::kSaveArea: return "save-area";
     case GoFinding::kOutput: return "output";
     case GoFinding::kCrash: return "crash";
     case GoFinding::kNoHandler: return "no-handler";
@@ -112,6 +113,9 @@ void GoCounts::Add(const GoCounts& o) {
   frame_judged += o.frame_judged;
   frame_differences += o.frame_differences;
   lost += o.lost;
+  saved_judged += o.saved_judged;
+  saved_differences += o.saved_differences;
+  not_followed += o.not_followed;
 }
 
 GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt,
@@ -261,6 +265,25 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
                   ", innermost " + (t.innermost.empty() ? "?" : t.innermost) + ")";
       res.findings.push_back(g);
     }
+    if (accepted && r.resumed == ProbeResult::kNotBack) c.not_followed++;
+    if (accepted && r.resumed == ProbeResult::kBack) {
+      c.saved_judged++;
+      std::string diff;
+      for (const PortInfo::GoFacts::Preserved& p : port.go.preserved) {
+        size_t i = static_cast<size_t>(p.reg);
+        if (i >= r.trap_regs.size() || i >= r.resume_regs.size()) continue;
+        uint64_t a = r.trap_regs[i] & p.mask, b = r.resume_regs[i] & p.mask;
+        if (a != b && diff.size() < 300)
+          diff += (diff.empty() ? "" : ", ") + std::string("register ") + std::to_string(p.reg) + " " + Hex(a) + " -> " + Hex(b);
+      }
+      if (!diff.empty()) {
+        c.saved_differences++;
+        GoFinding g = base_f;
+        g.kind = GoFinding::kSaveArea;
+        g.message = "back at its resume PC " + Hex(r.resume) + ", the goroutine's registers differ from the stop's (GDB numbers): " + diff;
+        res.findings.push_back(g);
+      }
+    }
     if (accepted && opt.frame_table) {
       FrameCheck fc = CheckFrameTable(table, r.frame, r.resume);
       if (fc.judged) {
@@ -322,7 +345,9 @@ std::string CountsJson(const GoCounts& c) {
   }
   s += "},\"disagreements\":" + std::to_string(c.disagreements) + ",\"frame_judged\":" + std::to_string(c.frame_judged) +
        ",\"frame_differences\":" + std::to_string(c.frame_differences) + ",\"unreached\":" + std::to_string(c.unreached) +
-       ",\"lost\":" + std::to_string(c.lost) + "}";
+       ",\"lost\":" + std::to_string(c.lost) + ",\"saved_judged\":" + std::to_string(c.saved_judged) +
+       ",\"saved_differences\":" + std::to_string(c.saved_differences) +
+       ",\"not_followed\":" + std::to_string(c.not_followed) + "}";
   return s;
 }
 
@@ -343,7 +368,9 @@ std::string GoSweepText(const GoSweepResult& r) {
   for (const auto& [name, c] : r.funcs) row(name, c);
   row("total", r.total);
   o << "guest runs " << r.runs << ", output differences " << r.output_differences << ", crashes " << r.crashes
-    << ", frames judged " << r.total.frame_judged << ", probes lost " << r.total.lost << "\n";
+    << ", frames judged " << r.total.frame_judged << ", save areas judged " << r.total.saved_judged
+    << " (differences " << r.total.saved_differences << ", not followed back " << r.total.not_followed
+    << "), probes lost " << r.total.lost << "\n";
   if (r.seconds > 0) {
     snprintf(line, sizeof line, "%.1f probes/s (%zu probes in %.2f s)\n", r.total.probed / r.seconds, r.total.probed,
              r.seconds);

@@ -4,7 +4,9 @@
 // (oracle/go_decision.h), each accepted stop by the frame-table oracle fed
 // from the binary's pcsp (oracle/frame_table.h through realgo/table.h), and
 // each guest run's output and exit status against an unpreempted run's
-// (invisibility). Counted per function and in total.
+// (invisibility), and each goroutine seen back at its resume PC with the
+// registers it had at the stop (the save area: PortInfo::GoFacts::preserved).
+// Counted per function and in total.
 #ifndef SAFEPOINT_ORACLE_GO_SWEEP_H_
 #define SAFEPOINT_ORACLE_GO_SWEEP_H_
 
@@ -36,7 +38,7 @@ struct GoSweepOptions {
 };
 
 struct GoFinding {
-  enum Kind { kDecision, kFrameTable, kOutput, kCrash, kNoHandler, kLost } kind = kDecision;
+  enum Kind { kDecision, kFrameTable, kSaveArea, kOutput, kCrash, kNoHandler, kLost } kind = kDecision;
   uint64_t pc = 0;
   std::string func;     // function+offset
   std::string insn;     // the instruction's text
@@ -49,6 +51,9 @@ struct GoCounts {
   size_t insns = 0, probed = 0, accepted = 0, restarted = 0, refused = 0, unreached = 0;
   std::map<std::string, size_t> refused_by;  // rule -> count (as the tables predict, where they agree)
   size_t disagreements = 0, frame_judged = 0, frame_differences = 0, lost = 0;
+  // Accepted preemptions whose goroutine was seen back at its resume PC,
+  // and those of them with a register asyncPreempt did not give back.
+  size_t saved_judged = 0, saved_differences = 0, not_followed = 0;
   void Add(const GoCounts& o);
 };
 

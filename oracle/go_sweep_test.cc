@@ -4,7 +4,7 @@
 // differences), with the unsafe-point table read as all safe (the decision
 // oracle must disagree exactly where Go refused), and with a register
 // changed at every stop (the invisibility oracle must see the output or
-// the exit change).
+// the exit change, the save-area oracle the register come back changed).
 #include "oracle/go_sweep.h"
 
 #include <cstdlib>
@@ -58,6 +58,10 @@ TEST(GoSweepJudges, CleanAsGoBuiltIt) {
   EXPECT_GT(r.total.accepted, 0u);
   EXPECT_GT(r.total.refused_by["unsafe-point"], 0u);
   EXPECT_EQ(r.total.frame_judged, r.total.accepted + r.total.restarted);
+  // Every accepted goroutine followed back to its resume PC, its
+  // registers as they were (or the program ended first).
+  EXPECT_GT(r.total.saved_judged, 0u);
+  EXPECT_EQ(r.total.saved_differences, 0u);
 }
 
 TEST(GoSweepJudges, TheFrameTableOracleSeesPcspOneInstructionLate) {
@@ -98,6 +102,14 @@ TEST(GoSweepJudges, TheInvisibilityOracleSeesARegisterChangedAtEveryStop) {
   ASSERT_TRUE(realgo::LayoutFor(NativePort().elf_machine, &layout));
   GoSweepResult r = Sweep(GoSweepMutation::kNone, layout.ret);
   EXPECT_GT(r.output_differences + r.crashes, 0u) << GoSweepText(r);
+  // The register read at the stop, changed before the signal: the
+  // goroutine comes back with the changed value, not the stop's, and the
+  // save-area oracle names it at every probe it followed.
+  EXPECT_GT(r.total.saved_judged, 0u) << GoSweepText(r);
+  EXPECT_EQ(r.total.saved_differences, r.total.saved_judged) << GoSweepText(r);
+  for (const GoFinding& f : r.findings)
+    if (f.kind == GoFinding::kSaveArea)
+      EXPECT_NE(f.message.find("register " + std::to_string(layout.ret) + " "), std::string::npos) << f.message;
 }
 
 }  // namespace

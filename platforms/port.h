@@ -207,6 +207,16 @@ struct PortInfo {
     // plus this (newproc1's goexit+PCQuantum; riscv64's gostartcall takes
     // twice the quantum so that it stays 4 even where Go 1.26 compresses).
     uint32_t goexit_return = 0;
+    // The registers (GDB numbers, with the bits that count) Go's
+    // asyncPreempt must give back unchanged to the goroutine at its resume
+    // PC: every one it saves, the link register pushCall kept, SP and the
+    // flags; not REGTMP, not the thread's own (tp, fs_base: the goroutine
+    // may come back on another M).
+    struct Preserved {
+      int reg;
+      uint64_t mask;
+    };
+    std::vector<Preserved> preserved;
     // The length of a call instruction ending exactly at `end` (`before`
     // bytes of code precede it, `end` excluded), 0 when none could; a
     // variable-length encoding answers for every call form Go emits.

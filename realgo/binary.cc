@@ -474,7 +474,10 @@ bool GoBinary::ReadDwarf(std::string* err) {
     std::string keep = missing;
     field("runtime.g", "sched.sp", &o.g_sched_sp, nullptr);
     field("runtime.g", "sched.pc", &o.g_sched_pc, nullptr);
+    field("runtime.mstats", "last_gc_nanotime", &o.mstats_last_gc_nanotime, nullptr);
     missing = keep;
+    o.forcegcperiod_addr = Symbol("runtime.forcegcperiod");
+    o.memstats_addr = Symbol("runtime.memstats");
   }
   uint64_t type = 0, addr = 0;
   bool has_addr = false;

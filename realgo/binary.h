@@ -89,6 +89,11 @@ struct RuntimeOffsets {
   int m_preemptGen_size = 0, m_signalPending_size = 0, m_procid_size = 0;
   int p_preempt_size = 0, sysmontick_schedwhen_size = 0, sysmontick_schedtick_size = 0;
   int debug_asyncpreemptoff_size = 0;
+  // Optional (0 / -1 when absent): what it takes to bring a collection
+  // about from outside (sysmon forces one once runtime.forcegcperiod has
+  // passed since memstats.last_gc_nanotime).
+  uint64_t forcegcperiod_addr = 0, memstats_addr = 0;
+  int mstats_last_gc_nanotime = -1;
   int dwarf_version = 0;
 };
 

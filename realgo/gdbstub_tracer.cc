@@ -173,7 +173,7 @@ class GdbstubTracer : public Tracer {
     if (!Usable(err)) return false;
     uint8_t* p = static_cast<uint8_t*>(buf);
     while (n > 0) {
-      size_t chunk = n < 1024 ? n : 1024;
+      size_t chunk = n < read_chunk_ ? n : read_chunk_;
       std::string r;
       if (!Command("m" + Hex(addr) + "," + Hex(chunk), &r, err)) return false;
       std::vector<uint8_t> bytes;
@@ -287,6 +287,7 @@ class GdbstubTracer : public Tracer {
   int pid() const override { return pid_; }
 
  private:
+  size_t read_chunk_ = 1024;  // bytes per memory read (from the stub's PacketSize)
   Stop Error(const std::string& e) {
     Stop s;
     s.kind = Stop::kError;
@@ -395,6 +396,15 @@ class GdbstubTracer : public Tracer {
     if (r.find("PacketSize=") == std::string::npos && !r.empty()) {
       *err = "qSupported answered '" + r.substr(0, 60) + "'";
       return false;
+    }
+    {
+      // The stub's largest packet: a memory read's answer is two hex
+      // digits a byte, so reads go in chunks of half of it (a deep stack
+      // image in a tenth of the round trips of 1 KiB reads).
+      size_t at = r.find("PacketSize=");
+      unsigned long size = at == std::string::npos ? 0 : strtoul(r.c_str() + at + 11, nullptr, 16);
+      read_chunk_ = size >= 2 * 1024 + 32 ? (size - 32) / 2 : 1024;
+      if (read_chunk_ > 64 * 1024) read_chunk_ = 64 * 1024;
     }
     // The first stop: the program at its entry.
     if (!SendPacket("?", err)) return false;

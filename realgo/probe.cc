@@ -184,7 +184,13 @@ class Session {
     // Ask as the scheduler does; keep sysmon from asking too; let this one
     // signal find asynchronous preemption on.
     if (!PutByte(r.at.g + o_.g_preempt, 1, &err)) return lost(err);
-    if (opt_.request == GoRequest::kGC && !PutByte(r.at.g + o_.g_preemptStop, 1, &err)) return lost(err);
+    if (opt_.request == GoRequest::kGC) {
+      // As suspendG asks: the goroutine is to park in preemptPark, where
+      // only a collection's stack scan (suspendG, then resumeG) readies it
+      // again. Bring one about: sysmon forces a collection once
+      // forcegcperiod has passed since the last one.
+      if (!PutByte(r.at.g + o_.g_preemptStop, 1, &err) || !ForceCollections(true, &err)) return lost(err);
+    }
     if (r.at.p != 0 && !PutI64(r.at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, &err))
       return lost(err);
     if (opt_.clobber_reg >= 0 && static_cast<size_t>(opt_.clobber_reg) < regs.size() &&
@@ -234,7 +240,9 @@ class Session {
     }
     if (r.outcome != ProbeResult::kAccepted) {
       if (!PutByte(r.at.g + o_.g_preempt, 0, &err)) return lost(err);
-      if (opt_.request == GoRequest::kGC && !PutByte(r.at.g + o_.g_preemptStop, 0, &err)) return lost(err);
+      if (opt_.request == GoRequest::kGC &&
+          (!PutByte(r.at.g + o_.g_preemptStop, 0, &err) || !ForceCollections(false, &err)))
+        return lost(err);
     } else {
       harness::FrameImage& f = r.frame;
       f.seen = true;
@@ -256,9 +264,88 @@ class Session {
       }
     }
     if (!t_->ClearBreakpoint(pc, &err)) return lost(err);
+    if (r.outcome == ProbeResult::kAccepted && (opt_.follow_resume || opt_.request == GoRequest::kGC)) {
+      r.trap_regs = regs;
+      if (!FollowToResume(tid, &r, &err)) return lost(err);
+      // Collections forced until the parked goroutine is back.
+      if (opt_.request == GoRequest::kGC && r.resumed == ProbeResult::kBack && !ForceCollections(false, &err))
+        return lost(err);
+      return r;
+    }
     if (!t_->Continue(tid, 0, &err)) return lost(err);
     return r;
   }
+
+  // The accepted goroutine, continued from asyncPreempt's entry, until it
+  // is back at its resume PC (its g in the g register): the registers
+  // there. Other threads and goroutines pass every breakpoint meanwhile.
+  bool FollowToResume(int tid, ProbeResult* r, std::string* err) {
+    // A probe's breakpoint already there (not this probe's: it is cleared).
+    const bool shared = r->resume != r->pc && is_pending_ && is_pending_(r->resume);
+    if (!shared && !t_->SetBreakpoint(r->resume, err)) return false;
+    if (!t_->Continue(tid, 0, err)) return false;
+    double deadline = internal::NowSeconds() + opt_.resume_timeout_s;
+    int foreign = 0;
+    for (;;) {
+      double left = deadline - internal::NowSeconds();
+      Stop s = t_->Wait(std::max(0.001, std::min(left, opt_.stop_timeout_s)));
+      if (s.kind == Stop::kError) {
+        // Nothing is stopped now: under QEMU's stub the breakpoint cannot
+        // even be cleared. The guest is given up (and started again).
+        *err = "following the goroutine to " + Hex(r->resume) + ": " + s.error;
+        return false;
+      }
+      if (s.kind == Stop::kExited || s.kind == Stop::kKilled) {
+        r->resumed = ProbeResult::kEnded;
+        exited_ = s;
+        return true;
+      }
+      const int sig = s.kind == Stop::kSignal ? s.signal : 0;
+      if (s.kind == Stop::kBreakpoint && s.pc == r->resume) {
+        std::vector<uint64_t> regs;
+        if (!t_->ReadRegs(s.tid, &regs, err)) return false;
+        if (regs.size() > static_cast<size_t>(port_.go.gdb_g) && regs[port_.go.gdb_g] == r->at.g) {
+          r->resumed = ProbeResult::kBack;
+          r->resume_regs = std::move(regs);
+          if (!shared && !t_->ClearBreakpoint(r->resume, err)) return false;
+          return t_->Continue(s.tid, 0, err);
+        }
+      }
+      // Others run first (the preempted goroutine waits on the global run
+      // queue) and stop at every probe breakpoint still set: past a bound
+      // on their stops, or on the time, the goroutine is not followed
+      // further (its verdict and frames stand; its save area is not
+      // judged). The breakpoint is cleared while this stop holds a thread.
+      if (++foreign >= opt_.resume_max_stops || internal::NowSeconds() >= deadline) {
+        r->resumed = ProbeResult::kNotBack;
+        if (!shared && !t_->ClearBreakpoint(r->resume, err)) return false;
+        return t_->Continue(s.tid, sig, err);
+      }
+      if (!t_->Continue(s.tid, sig, err)) return false;
+    }
+  }
+
+  // Collections forced from now on (sysmon's forcegcperiod at 1 ns, and a
+  // last collection time if none ran yet), or the period put back.
+  bool ForceCollections(bool on, std::string* err) {
+    if (o_.forcegcperiod_addr == 0 || o_.memstats_addr == 0 || o_.mstats_last_gc_nanotime < 0) {
+      *err = "the binary does not say where runtime.forcegcperiod and memstats.last_gc_nanotime are";
+      return false;
+    }
+    if (on) {
+      if (forcegc_saved_ == 0 && !Word(o_.forcegcperiod_addr, &forcegc_saved_, err)) return false;
+      uint64_t last = 0;
+      uint64_t last_addr = o_.memstats_addr + static_cast<uint64_t>(o_.mstats_last_gc_nanotime);
+      if (!Word(last_addr, &last, err)) return false;
+      if (last == 0 && !PutI64(last_addr, 1, err)) return false;
+      return PutI64(o_.forcegcperiod_addr, 1, err);
+    }
+    return forcegc_saved_ == 0 || PutI64(o_.forcegcperiod_addr, static_cast<int64_t>(forcegc_saved_), err);
+  }
+  uint64_t forcegc_saved_ = 0;
+
+  // Which PCs still carry a probe's breakpoint (ProbeAll's pending set).
+  std::function<bool(uint64_t)> is_pending_;
 
   bool has_exited() const { return exited_.kind == Stop::kExited || exited_.kind == Stop::kKilled; }
   const Stop& exited() const { return exited_; }
@@ -341,6 +428,7 @@ ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortI
   for (int n = 0; n < max_runs && !pending.empty(); n++) {
     GuestRun run;
     Session s(bin, port, opt);
+    s.is_pending_ = [&pending](uint64_t pc) { return pending.count(pc) != 0; };
     std::string out = dir + "/stdout", err = dir + "/stderr";
     std::string why;
     bool started = s.Start(binary, out, err, &why);

@@ -44,6 +44,11 @@ struct ProbeOptions {
   // A deliberate mistake (tests of the invisibility oracle): at each stop,
   // add one to this register (GDB's number) before the signal; -1: none.
   int clobber_reg = -1;
+  // After an accepted preemption, follow the goroutine to its resume PC
+  // and read its registers there (the save-area oracle on real Go).
+  bool follow_resume = true;
+  double resume_timeout_s = 10;  // the longest wait for it to run again
+  int resume_max_stops = 32;      // and the most stops of others meanwhile
 };
 
 // What the tracer read at the stop, before the signal.
@@ -62,6 +67,11 @@ struct ProbeResult {
   uint32_t preempt_gen_after = 0;
   StopRead at;
   harness::FrameImage frame;    // accepted: the stack as the stop saw it
+  // Accepted, with ProbeOptions::follow_resume: the goroutine seen again at
+  // its resume PC (its first instruction after asyncPreempt returned), and
+  // the registers there next to those at the stop (GDB's numbering).
+  enum Resumed { kNotFollowed, kBack, kEnded, kNotBack } resumed = kNotFollowed;
+  std::vector<uint64_t> trap_regs, resume_regs;
   std::string error;            // kLost, kNoHandler: what happened
   size_t run = 0;               // which guest run probed it
 };

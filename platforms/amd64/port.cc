@@ -99,6 +99,15 @@ uint32_t GoCallBefore(const uint8_t* end, size_t before) {
   return 0;
 }
 
+// RAX..R15 (GDB 0-15) and the arithmetic flags and DF of EFLAGS (17):
+// asyncPreempt pushes and restores all of them.
+std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
+  std::vector<PortInfo::GoFacts::Preserved> v;
+  for (int r = 0; r <= 15; r++) v.push_back({r, ~uint64_t{0}});
+  v.push_back({17, 0xCD5});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kAmd64Port = {
@@ -131,7 +140,7 @@ const PortInfo kAmd64Port = {
               // rel32, counted from the end of a 6-byte Jcc or a 5-byte JMP
               .branch_reach = {(int64_t{1} << 31) - 8, (int64_t{1} << 31) - 8}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "amd64", .gdb_pc = 16, .gdb_sp = 7, .gdb_lr = -1, .gdb_g = 14, .goexit_return = 1, .call_before = GoCallBefore},
+    .go = {.goarch = "amd64", .gdb_pc = 16, .gdb_sp = 7, .gdb_lr = -1, .gdb_g = 14, .goexit_return = 1, .call_before = GoCallBefore, .preserved = GoPreserved()},
 };
 SAFEPOINT_REGISTER_PORT(kAmd64Port);
 

@@ -90,6 +90,17 @@ uint32_t GoCallBefore(const uint8_t* end, size_t before) {
   return (w & 0xFC000000u) == 0x94000000u || (w & 0xFFFFFC1Fu) == 0xD63F0000u ? 4 : 0;
 }
 
+// X0-X17, X19-X26 (saved), X28 (g), X29 (restored from its frame record),
+// X30 (pushCall's slot), SP, and NZCV of CPSR; not X18 (the platform's)
+// or X27 (REGTMP).
+std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
+  std::vector<PortInfo::GoFacts::Preserved> v;
+  for (int r = 0; r <= 31; r++)
+    if (r != 18 && r != 27) v.push_back({r, ~uint64_t{0}});
+  v.push_back({33, 0xF0000000});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kArm64Port = {
@@ -123,7 +134,7 @@ const PortInfo kArm64Port = {
               // CBZ/CBNZ imm19 words (+-1 MiB), B imm26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 20) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "arm64", .gdb_pc = 32, .gdb_sp = 31, .gdb_lr = 30, .gdb_g = 28, .goexit_return = 4, .call_before = GoCallBefore},
+    .go = {.goarch = "arm64", .gdb_pc = 32, .gdb_sp = 31, .gdb_lr = 30, .gdb_g = 28, .goexit_return = 4, .call_before = GoCallBefore, .preserved = GoPreserved()},
 };
 SAFEPOINT_REGISTER_PORT(kArm64Port);
 

@@ -101,6 +101,15 @@ uint32_t GoCallBefore(const uint8_t* end, size_t before) {
   return (w >> 26) == 0x15 || ((w >> 26) == 0x13 && (w & 0x1F) == 1) ? 4 : 0;
 }
 
+// R1 (pushCall's slot), R3 (SP), R4-R21, R22 (g), R23-R29, R31; not R0,
+// R2 (tp: the thread's) or R30 (REGTMP).
+std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
+  std::vector<PortInfo::GoFacts::Preserved> v;
+  for (int r = 1; r <= 31; r++)
+    if (r != 2 && r != 30) v.push_back({r, ~uint64_t{0}});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kLoong64Port = {
@@ -135,7 +144,7 @@ const PortInfo kLoong64Port = {
               // BEQZ/BNEZ offs21 words (+-4 MiB), B offs26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 22) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "loong64", .gdb_pc = 33, .gdb_sp = 3, .gdb_lr = 1, .gdb_g = 22, .goexit_return = 4, .call_before = GoCallBefore},
+    .go = {.goarch = "loong64", .gdb_pc = 33, .gdb_sp = 3, .gdb_lr = 1, .gdb_g = 22, .goexit_return = 4, .call_before = GoCallBefore, .preserved = GoPreserved()},
 };
 SAFEPOINT_REGISTER_PORT(kLoong64Port);
 

@@ -106,6 +106,15 @@ uint32_t GoCallBefore(const uint8_t* end, size_t before) {
   return link && ((w & 0x7F) == 0x6F || (w & 0x707F) == 0x67) ? 4 : 0;
 }
 
+// X1 (ra, reloaded), X2 (SP), X5-X26, X27 (g), X28-X30; not X3 (gp),
+// X4 (tp: the thread's) or X31 (REGTMP).
+std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
+  std::vector<PortInfo::GoFacts::Preserved> v;
+  for (int r = 1; r <= 30; r++)
+    if (r != 3 && r != 4) v.push_back({r, ~uint64_t{0}});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kRiscv64Port = {
@@ -144,7 +153,7 @@ const PortInfo kRiscv64Port = {
               // BEQ/BNE 13-bit byte offsets (+-4 KiB), JAL 21 bits (+-1 MiB)
               .branch_reach = {(int64_t{1} << 12) - 4, (int64_t{1} << 20) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "riscv64", .gdb_pc = 32, .gdb_sp = 2, .gdb_lr = 1, .gdb_g = 27, .goexit_return = 4, .call_before = GoCallBefore},
+    .go = {.goarch = "riscv64", .gdb_pc = 32, .gdb_sp = 2, .gdb_lr = 1, .gdb_g = 27, .goexit_return = 4, .call_before = GoCallBefore, .preserved = GoPreserved()},
 };
 SAFEPOINT_REGISTER_PORT(kRiscv64Port);
 
