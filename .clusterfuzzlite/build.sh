@@ -121,6 +121,12 @@ while IFS=$'\t' read -r label name dict corpora opts; do
   [ -x "$src" ] || die "$label built, but $src is missing"
   rm -f "$OUT/$name"
   cp "$src" "$OUT/$name" || die "cannot copy $src to $OUT"
+  # Its runfiles (a target's data: gobinary_fuzz's base Go binaries),
+  # where the target looks for them next to its executable.
+  rm -rf "$OUT/$name.runfiles"
+  if [ -d "$src.runfiles" ]; then
+    cp -rL "$src.runfiles" "$OUT/$name.runfiles" || die "cannot copy the runfiles of $name"
+  fi
   if [ "$dict" != - ]; then
     cp "$dict" "$OUT/$name.dict" || die "cannot copy $dict"
   fi

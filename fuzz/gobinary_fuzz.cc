@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "realgo/binary.h"
 
 namespace {
@@ -49,11 +51,33 @@ uint64_t Le(const std::vector<uint8_t>& f, uint64_t at, int n) {
   return v;
 }
 
+// The base binary is a build output (a runfile): found from the working
+// directory as Bazel's test runs start it, else in this executable's own
+// runfiles tree, as a campaign started outside Bazel (ci/fuzz-nightly.sh)
+// runs it.
+std::vector<uint8_t> ReadRunfile(const char* path, std::string* tried) {
+  std::vector<std::string> places = {path};
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    places.push_back(std::string(exe) + ".runfiles/safepoint/" + path);
+  }
+  if (const char* d = getenv("TEST_SRCDIR")) places.push_back(std::string(d) + "/safepoint/" + path);
+  for (const std::string& p : places) {
+    std::ifstream in(p, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() >= 4096) return bytes;
+    *tried += (tried->empty() ? "" : ", ") + p;
+  }
+  return {};
+}
+
 Base Load(const char* path) {
   Base b;
-  std::ifstream in(path, std::ios::binary);
-  b.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (b.bytes.size() < 4096) Broken("cannot read the base binary", path);
+  std::string tried;
+  b.bytes = ReadRunfile(path, &tried);
+  if (b.bytes.size() < 4096) Broken("cannot read the base binary", tried);
   std::string err;
   if (!GoBinary::Parse(b.bytes, &err)) Broken("the unedited base binary is refused", err);
   const auto& f = b.bytes;

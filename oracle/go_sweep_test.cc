@@ -38,7 +38,7 @@ const Loops& Program() {
   return *l;
 }
 
-GoSweepResult Sweep(GoSweepMutation m, int clobber = -1) {
+GoSweepResult Sweep(GoSweepMutation m, int clobber = -1, realgo::GoRequest req = realgo::GoRequest::kSched) {
   GoSweepOptions opt;
   opt.binary = Program().path;
   // Two functions: a loop with calls and the goroutine's body.
@@ -46,6 +46,7 @@ GoSweepResult Sweep(GoSweepMutation m, int clobber = -1) {
   opt.mutation = m;
   opt.probe.emulator = realgo::EmulatorFromEnv();
   opt.probe.clobber_reg = clobber;
+  opt.probe.request = req;
   if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
   return RunGoSweep(*Program().bin, NativePort(), opt);
 }

@@ -91,6 +91,7 @@ class Session {
       : bin_(bin), port_(port), opt_(opt), o_(bin.offsets()) {
     const GoFunc* ap = bin.FuncNamed("runtime.asyncPreempt");
     async_preempt_ = ap ? ap->entry : 0;
+    gcphase_addr_ = bin.Symbol("runtime.gcphase");
     const GoFunc* ge = bin.FuncNamed("runtime.goexit");
     goexit_ = ge ? ge->entry + port.go.goexit_return : 0;
   }
@@ -185,11 +186,21 @@ class Session {
     // signal find asynchronous preemption on.
     if (!PutByte(r.at.g + o_.g_preempt, 1, &err)) return lost(err);
     if (opt_.request == GoRequest::kGC) {
-      // As suspendG asks: the goroutine is to park in preemptPark, where
-      // only a collection's stack scan (suspendG, then resumeG) readies it
-      // again. Bring one about: sysmon forces a collection once
-      // forcegcperiod has passed since the last one.
-      if (!PutByte(r.at.g + o_.g_preemptStop, 1, &err) || !ForceCollections(true, &err)) return lost(err);
+      // As suspendG asks, and only while a collection is marking, as when
+      // suspendG asks: the goroutine parks in preemptPark and the mark
+      // phase's stack scan (suspendG, then resumeG) meets it there and
+      // readies it. Parked with no collection under way, nothing would
+      // claim it (Go 1.26 then reports "all goroutines are asleep").
+      // Collections are forced all along (sysmon's forcegcperiod at 1 ns)
+      // so that stops often find one marking.
+      uint32_t phase = 0;
+      if (!ForceCollections(true, &err) || !U32(gcphase_addr_, &phase, &err)) return lost(err);
+      if (phase != kGCmark) {
+        if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !t_->Continue(tid, 0, &err)) return lost(err);
+        r.outcome = ProbeResult::kNotAsked;
+        return r;
+      }
+      if (!PutByte(r.at.g + o_.g_preemptStop, 1, &err)) return lost(err);
     }
     if (r.at.p != 0 && !PutI64(r.at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, &err))
       return lost(err);
@@ -240,9 +251,7 @@ class Session {
     }
     if (r.outcome != ProbeResult::kAccepted) {
       if (!PutByte(r.at.g + o_.g_preempt, 0, &err)) return lost(err);
-      if (opt_.request == GoRequest::kGC &&
-          (!PutByte(r.at.g + o_.g_preemptStop, 0, &err) || !ForceCollections(false, &err)))
-        return lost(err);
+      if (opt_.request == GoRequest::kGC && !PutByte(r.at.g + o_.g_preemptStop, 0, &err)) return lost(err);
     } else {
       harness::FrameImage& f = r.frame;
       f.seen = true;
@@ -267,9 +276,6 @@ class Session {
     if (r.outcome == ProbeResult::kAccepted && (opt_.follow_resume || opt_.request == GoRequest::kGC)) {
       r.trap_regs = regs;
       if (!FollowToResume(tid, &r, &err)) return lost(err);
-      // Collections forced until the parked goroutine is back.
-      if (opt_.request == GoRequest::kGC && r.resumed == ProbeResult::kBack && !ForceCollections(false, &err))
-        return lost(err);
       return r;
     }
     if (!t_->Continue(tid, 0, &err)) return lost(err);
@@ -328,11 +334,13 @@ class Session {
   // Collections forced from now on (sysmon's forcegcperiod at 1 ns, and a
   // last collection time if none ran yet), or the period put back.
   bool ForceCollections(bool on, std::string* err) {
-    if (o_.forcegcperiod_addr == 0 || o_.memstats_addr == 0 || o_.mstats_last_gc_nanotime < 0) {
-      *err = "the binary does not say where runtime.forcegcperiod and memstats.last_gc_nanotime are";
+    if (o_.forcegcperiod_addr == 0 || o_.memstats_addr == 0 || o_.mstats_last_gc_nanotime < 0 || gcphase_addr_ == 0) {
+      *err = "the binary does not say where runtime.forcegcperiod, memstats.last_gc_nanotime and gcphase are";
       return false;
     }
     if (on) {
+      if (forced_) return true;  // once per guest run: it stays forced
+      forced_ = true;
       if (forcegc_saved_ == 0 && !Word(o_.forcegcperiod_addr, &forcegc_saved_, err)) return false;
       uint64_t last = 0;
       uint64_t last_addr = o_.memstats_addr + static_cast<uint64_t>(o_.mstats_last_gc_nanotime);
@@ -343,6 +351,9 @@ class Session {
     return forcegc_saved_ == 0 || PutI64(o_.forcegcperiod_addr, static_cast<int64_t>(forcegc_saved_), err);
   }
   uint64_t forcegc_saved_ = 0;
+  bool forced_ = false;
+  uint64_t gcphase_addr_ = 0;  // runtime.gcphase: _GCmark while a collection marks
+  static constexpr uint32_t kGCmark = 1;
 
   // Which PCs still carry a probe's breakpoint (ProbeAll's pending set).
   std::function<bool(uint64_t)> is_pending_;
@@ -490,6 +501,7 @@ ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortI
         continue;
       }
       ProbeResult r = s.Probe(st.tid, st.pc);
+      if (r.outcome == ProbeResult::kNotAsked) continue;  // the thread went on; the PC stays pending
       r.run = rep.runs.size();
       if (r.outcome == ProbeResult::kLost && retried.insert(st.pc).second) {
         // Lost once (a desync, a time-out): the PC stays to be probed in

@@ -62,7 +62,9 @@ struct StopRead {
 
 struct ProbeResult {
   uint64_t pc = 0;
-  enum Outcome { kAccepted, kRefused, kNoHandler, kLost } outcome = kLost;
+  // kNotAsked: the collector's kind of request, at a stop while no
+  // collection was marking: not asked (the PC stays to be probed).
+  enum Outcome { kAccepted, kRefused, kNoHandler, kLost, kNotAsked } outcome = kLost;
   uint64_t resume = 0;          // accepted: where asyncPreempt returns to
   uint32_t preempt_gen_after = 0;
   StopRead at;
