@@ -56,7 +56,8 @@ std::vector<std::string> Programs(const std::string& dir) {
 // under emulation every one but main.main (the largest of each program, a
 // third to a half of its instructions: the emulated configs' sweeps would
 // take most of CI's time). The whole of package main runs everywhere
-// behind ./safepoint go-sweep and ci/go-sweep.sh (the nightly workflow).
+// behind ./safepoint go-sweep and ci/go-sweep.sh (the nightly workflow),
+// where every accepted goroutine is also followed back (the save area).
 std::string Selection(bool emulated) { return emulated ? "^main\\.(?!main$)" : "^main\\."; }
 
 // One line of conformance/go_findings.txt:
@@ -108,6 +109,10 @@ TEST(GoSweep, EveryProgramIsJudgedCleanOrItsFindingsAreGosRecordedBugs) {
     opt.binary = dir + "/" + p;
     opt.probe.emulator = realgo::EmulatorFromEnv();
     opt.func_regex = Selection(!opt.probe.emulator.empty());
+    // Following each accepted goroutine back to its resume PC (the save
+    // area) halves the emulated probing rate: natively here; on every
+    // port in oracle:go_sweep_test and behind ci/go-sweep.sh.
+    opt.probe.follow_resume = opt.probe.emulator.empty();
     if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
     oracle::GoSweepResult r = oracle::RunGoSweep(*bin, port, opt);
     ASSERT_TRUE(r.fatal.empty()) << p << ": " << r.fatal;
