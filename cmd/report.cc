@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/json.h"
 #include "platforms/native.h"
 
 namespace safepoint::cmd {
@@ -82,30 +83,13 @@ void CountsLine(FILE* out, const std::string& who, const RunCounts& c) {
           who.c_str(), c.sync, c.async, c.restarts, c.deferred, c.grows, r.c_str());
 }
 
-std::string Quote(const std::string& s) {
-  std::string q = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      q += '\\';
-      q += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "\\u%04x", c);
-      q += buf;
-    } else {
-      q += static_cast<char>(c);
-    }
-  }
-  return q + "\"";
-}
-
 std::string CountsJson(const RunCounts& c) {
   std::string s = "{\"sync\": " + std::to_string(c.sync) + ", \"async\": " + std::to_string(c.async) +
                   ", \"restarted\": " + std::to_string(c.restarts) + ", \"deferred\": " + std::to_string(c.deferred) +
                   ", \"stack_growths\": " + std::to_string(c.grows) + ", \"refused\": {";
   bool first = true;
   for (const auto& [rule, n] : c.refused) {
-    s += (first ? "" : ", ") + Quote(rule) + ": " + std::to_string(n);
+    s += (first ? "" : ", ") + JsonQuote(rule) + ": " + std::to_string(n);
     first = false;
   }
   return s + "}}";
@@ -140,8 +124,8 @@ void PrintText(const RunReport& r, FILE* out) {
 
 void PrintJson(const RunReport& r, FILE* out) {
   fprintf(out, "{\n  \"program\": %s,\n  \"port\": %s,\n  \"gomaxprocs\": %d,\n  \"outcome\": %s,\n  \"error\": %s,\n",
-          Quote(r.program).c_str(), Quote(r.port).c_str(), r.gomaxprocs, Quote(r.outcome).c_str(),
-          Quote(r.error).c_str());
+          JsonQuote(r.program).c_str(), JsonQuote(r.port).c_str(), r.gomaxprocs, JsonQuote(r.outcome).c_str(),
+          JsonQuote(r.error).c_str());
   fprintf(out, "  \"globals\": {");
   for (size_t i = 0; i < r.globals.size(); i++)
     fprintf(out, "%s\"%d\": %llu", i ? ", " : "", r.globals[i].first,
@@ -165,9 +149,9 @@ void PrintJson(const RunReport& r, FILE* out) {
               "\"reason\": %s, \"source\": %s, \"arg\": %lld, \"pc\": %llu, \"func\": %s, \"offset\": %u, "
               "\"line\": %d}",
               i ? "," : "", static_cast<unsigned long long>(e.seq), static_cast<long long>(row.t_ns), e.m, e.p,
-              static_cast<long long>(e.goid), Quote(EvName(e.kind)).c_str(),
-              Quote(e.reason == Reason::kNone ? "" : ReasonName(e.reason)).c_str(), Quote(SourceName(e.source)).c_str(),
-              static_cast<long long>(e.arg), static_cast<unsigned long long>(e.pc), Quote(row.where.func).c_str(),
+              static_cast<long long>(e.goid), JsonQuote(EvName(e.kind)).c_str(),
+              JsonQuote(e.reason == Reason::kNone ? "" : ReasonName(e.reason)).c_str(), JsonQuote(SourceName(e.source)).c_str(),
+              static_cast<long long>(e.arg), static_cast<unsigned long long>(e.pc), JsonQuote(row.where.func).c_str(),
               row.where.offset, row.where.line);
     }
     fprintf(out, "%s]", r.events.empty() ? "" : "\n  ");

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/json.h"
 #include "oracle/frame_table.h"
 #include "oracle/go_decision.h"
 #include "realgo/table.h"
@@ -48,31 +49,7 @@ int32_t RunAt(const std::vector<PcRun>& runs, uint64_t entry, uint64_t pc, int32
 
 uint64_t MaxSpDelta(const GoBinary& bin, const char* name) {
   const GoFunc* f = bin.FuncNamed(name);
-  int32_t m = 0;
-  if (f != nullptr)
-    for (const PcRun& r : f->pcsp) m = std::max(m, r.value);
-  return static_cast<uint64_t>(m);
-}
-
-std::string Json(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char b[8];
-          snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o + "\"";
+  return f == nullptr ? 0 : static_cast<uint64_t>(f->MaxFrame());
 }
 
 // The first line of the runtime's own account of a crash.
@@ -340,7 +317,7 @@ std::string CountsJson(const GoCounts& c) {
                   ",\"refused\":" + std::to_string(c.refused) + ",\"refused_by\":{";
   bool first = true;
   for (const auto& [k, v] : c.refused_by) {
-    s += (first ? "" : ",") + Json(k) + ":" + std::to_string(v);
+    s += (first ? "" : ",") + JsonQuote(k) + ":" + std::to_string(v);
     first = false;
   }
   s += "},\"disagreements\":" + std::to_string(c.disagreements) + ",\"frame_judged\":" + std::to_string(c.frame_judged) +
@@ -384,10 +361,10 @@ std::string GoSweepText(const GoSweepResult& r) {
 }
 
 std::string GoSweepJson(const GoSweepResult& r) {
-  std::string s = "{\"binary\":" + Json(r.binary) + ",\"go_version\":" + Json(r.go_version) + ",\"goarch\":" +
-                  Json(r.goarch) + ",\"functions\":[";
+  std::string s = "{\"binary\":" + JsonQuote(r.binary) + ",\"go_version\":" + JsonQuote(r.go_version) + ",\"goarch\":" +
+                  JsonQuote(r.goarch) + ",\"functions\":[";
   for (size_t i = 0; i < r.funcs.size(); i++)
-    s += (i ? "," : "") + std::string("{\"name\":") + Json(r.funcs[i].first) + ",\"counts\":" + CountsJson(r.funcs[i].second) + "}";
+    s += (i ? "," : "") + std::string("{\"name\":") + JsonQuote(r.funcs[i].first) + ",\"counts\":" + CountsJson(r.funcs[i].second) + "}";
   s += "],\"total\":" + CountsJson(r.total) + ",\"guest_runs\":" + std::to_string(r.runs) +
        ",\"output_differences\":" + std::to_string(r.output_differences) + ",\"crashes\":" + std::to_string(r.crashes);
   char b[64];
@@ -396,10 +373,10 @@ std::string GoSweepJson(const GoSweepResult& r) {
   s += ",\"findings\":[";
   for (size_t i = 0; i < r.findings.size(); i++) {
     const GoFinding& f = r.findings[i];
-    s += (i ? "," : "") + std::string("{\"kind\":") + Json(GoFindingKindName(f.kind)) + ",\"pc\":" + Json(Hex(f.pc)) +
-         ",\"func\":" + Json(f.func) + ",\"instruction\":" + Json(f.insn) + ",\"message\":" + Json(f.message) + "}";
+    s += (i ? "," : "") + std::string("{\"kind\":") + JsonQuote(GoFindingKindName(f.kind)) + ",\"pc\":" + JsonQuote(Hex(f.pc)) +
+         ",\"func\":" + JsonQuote(f.func) + ",\"instruction\":" + JsonQuote(f.insn) + ",\"message\":" + JsonQuote(f.message) + "}";
   }
-  s += "],\"fatal\":" + Json(r.fatal) + ",\"clean\":" + (r.clean() ? "true" : "false") + "}\n";
+  s += "],\"fatal\":" + JsonQuote(r.fatal) + ",\"clean\":" + (r.clean() ? "true" : "false") + "}\n";
   return s;
 }
 
