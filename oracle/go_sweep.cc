@@ -93,6 +93,7 @@ void GoCounts::Add(const GoCounts& o) {
   saved_judged += o.saved_judged;
   saved_differences += o.saved_differences;
   not_followed += o.not_followed;
+  gc_scanned += o.gc_scanned;
 }
 
 GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt,
@@ -101,6 +102,7 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
   res.binary = opt.binary;
   res.go_version = bin.go_version();
   res.goarch = bin.goarch();
+  res.gc_request = opt.probe.request == realgo::GoRequest::kGC;
   if (bin.goarch() != port.go.goarch) {
     res.fatal = opt.binary + " is a " + bin.goarch() + " binary; this runs as " + std::string(port.name);
     return res;
@@ -243,6 +245,7 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
       res.findings.push_back(g);
     }
     if (accepted && r.resumed == ProbeResult::kNotBack) c.not_followed++;
+    if (accepted && r.gc_scanned) c.gc_scanned++;
     if (accepted && r.resumed == ProbeResult::kBack) {
       c.saved_judged++;
       std::string diff;
@@ -324,7 +327,7 @@ std::string CountsJson(const GoCounts& c) {
        ",\"frame_differences\":" + std::to_string(c.frame_differences) + ",\"unreached\":" + std::to_string(c.unreached) +
        ",\"lost\":" + std::to_string(c.lost) + ",\"saved_judged\":" + std::to_string(c.saved_judged) +
        ",\"saved_differences\":" + std::to_string(c.saved_differences) +
-       ",\"not_followed\":" + std::to_string(c.not_followed) + "}";
+       ",\"not_followed\":" + std::to_string(c.not_followed) + ",\"gc_scanned\":" + std::to_string(c.gc_scanned) + "}";
   return s;
 }
 
@@ -348,6 +351,9 @@ std::string GoSweepText(const GoSweepResult& r) {
     << ", frames judged " << r.total.frame_judged << ", save areas judged " << r.total.saved_judged
     << " (differences " << r.total.saved_differences << ", not followed back " << r.total.not_followed
     << "), probes lost " << r.total.lost << "\n";
+  if (r.gc_request)
+    o << "the collector's kind of request: " << r.total.gc_scanned << " of " << r.total.accepted
+      << " accepted goroutines came back with their stack scanned by the collector while parked\n";
   if (r.seconds > 0) {
     snprintf(line, sizeof line, "%.1f probes/s (%zu probes in %.2f s)\n", r.total.probed / r.seconds, r.total.probed,
              r.seconds);
@@ -362,7 +368,7 @@ std::string GoSweepText(const GoSweepResult& r) {
 
 std::string GoSweepJson(const GoSweepResult& r) {
   std::string s = "{\"binary\":" + JsonQuote(r.binary) + ",\"go_version\":" + JsonQuote(r.go_version) + ",\"goarch\":" +
-                  JsonQuote(r.goarch) + ",\"functions\":[";
+                  JsonQuote(r.goarch) + ",\"request\":" + (r.gc_request ? "\"gc\"" : "\"sched\"") + ",\"functions\":[";
   for (size_t i = 0; i < r.funcs.size(); i++)
     s += (i ? "," : "") + std::string("{\"name\":") + JsonQuote(r.funcs[i].first) + ",\"counts\":" + CountsJson(r.funcs[i].second) + "}";
   s += "],\"total\":" + CountsJson(r.total) + ",\"guest_runs\":" + std::to_string(r.runs) +

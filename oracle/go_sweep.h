@@ -54,11 +54,15 @@ struct GoCounts {
   // Accepted preemptions whose goroutine was seen back at its resume PC,
   // and those of them with a register asyncPreempt did not give back.
   size_t saved_judged = 0, saved_differences = 0, not_followed = 0;
+  // The collector's kind: accepted preemptions whose goroutine came back
+  // with its stack scanned by the collector while it was parked there.
+  size_t gc_scanned = 0;
   void Add(const GoCounts& o);
 };
 
 struct GoSweepResult {
   std::string binary, go_version, goarch;
+  bool gc_request = false;  // asked as the collector asks (GoRequest::kGC)
   std::vector<std::pair<std::string, GoCounts>> funcs;  // in address order
   GoCounts total;
   size_t runs = 0, output_differences = 0, crashes = 0;

@@ -475,6 +475,7 @@ bool GoBinary::ReadDwarf(std::string* err) {
     field("runtime.g", "sched.sp", &o.g_sched_sp, nullptr);
     field("runtime.g", "sched.pc", &o.g_sched_pc, nullptr);
     field("runtime.mstats", "last_gc_nanotime", &o.mstats_last_gc_nanotime, nullptr);
+    field("runtime.g", "gcscandone", &o.g_gcscandone, nullptr);
     missing = keep;
     o.forcegcperiod_addr = Symbol("runtime.forcegcperiod");
     o.memstats_addr = Symbol("runtime.memstats");

@@ -94,6 +94,8 @@ struct RuntimeOffsets {
   // passed since memstats.last_gc_nanotime).
   uint64_t forcegcperiod_addr = 0, memstats_addr = 0;
   int mstats_last_gc_nanotime = -1;
+  // Optional: g.gcscandone (this cycle's mark phase has scanned the stack).
+  int g_gcscandone = -1;
   int dwarf_version = 0;
 };
 

@@ -186,16 +186,21 @@ class Session {
     // signal find asynchronous preemption on.
     if (!PutByte(r.at.g + o_.g_preempt, 1, &err)) return lost(err);
     if (opt_.request == GoRequest::kGC) {
-      // As suspendG asks, and only while a collection is marking, as when
-      // suspendG asks: the goroutine parks in preemptPark and the mark
-      // phase's stack scan (suspendG, then resumeG) meets it there and
-      // readies it. Parked with no collection under way, nothing would
-      // claim it (Go 1.26 then reports "all goroutines are asleep").
-      // Collections are forced all along (sysmon's forcegcperiod at 1 ns)
-      // so that stops often find one marking.
+      // As suspendG asks (g.preemptStop with g.preempt), and only where a
+      // stack scan is sure to follow: while a collection marks and has not
+      // scanned this goroutine yet. The goroutine then parks in
+      // preemptPark (_Gpreempted), the mark phase's scan claims it there
+      // (suspendG), scans its stack as the trap left it, and readies it
+      // (resumeG). Asked at any other time, nobody would ready it: only
+      // suspendG's caller does, and the harness is not one (Go then
+      // reports "all goroutines are asleep - deadlock!"). Collections are
+      // forced all along (sysmon's forcegcperiod at 1 ns) so that stops
+      // often find one marking.
       uint32_t phase = 0;
+      uint8_t scanned = 0;
       if (!ForceCollections(true, &err) || !U32(gcphase_addr_, &phase, &err)) return lost(err);
-      if (phase != kGCmark) {
+      if (phase == kGCmark && !t_->ReadMemory(r.at.g + o_.g_gcscandone, &scanned, 1, &err)) return lost(err);
+      if (phase != kGCmark || scanned != 0) {
         if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !t_->Continue(tid, 0, &err)) return lost(err);
         r.outcome = ProbeResult::kNotAsked;
         return r;
@@ -313,6 +318,12 @@ class Session {
         if (regs.size() > static_cast<size_t>(port_.go.gdb_g) && regs[port_.go.gdb_g] == r->at.g) {
           r->resumed = ProbeResult::kBack;
           r->resume_regs = std::move(regs);
+          if (opt_.request == GoRequest::kGC) {
+            // Parked unscanned, back scanned: the collector met it there.
+            uint8_t scanned = 0;
+            if (!t_->ReadMemory(r->at.g + o_.g_gcscandone, &scanned, 1, err)) return false;
+            r->gc_scanned = scanned != 0;
+          }
           if (!shared && !t_->ClearBreakpoint(r->resume, err)) return false;
           return t_->Continue(s.tid, 0, err);
         }
@@ -334,8 +345,9 @@ class Session {
   // Collections forced from now on (sysmon's forcegcperiod at 1 ns, and a
   // last collection time if none ran yet), or the period put back.
   bool ForceCollections(bool on, std::string* err) {
-    if (o_.forcegcperiod_addr == 0 || o_.memstats_addr == 0 || o_.mstats_last_gc_nanotime < 0 || gcphase_addr_ == 0) {
-      *err = "the binary does not say where runtime.forcegcperiod, memstats.last_gc_nanotime and gcphase are";
+    if (o_.forcegcperiod_addr == 0 || o_.memstats_addr == 0 || o_.mstats_last_gc_nanotime < 0 || gcphase_addr_ == 0 ||
+        o_.g_gcscandone < 0) {
+      *err = "the binary does not say where runtime.forcegcperiod, memstats.last_gc_nanotime, gcphase and g.gcscandone are";
       return false;
     }
     if (on) {

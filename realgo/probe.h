@@ -63,7 +63,8 @@ struct StopRead {
 struct ProbeResult {
   uint64_t pc = 0;
   // kNotAsked: the collector's kind of request, at a stop while no
-  // collection was marking: not asked (the PC stays to be probed).
+  // collection was marking, or one that had scanned this goroutine
+  // already: not asked (the PC stays to be probed).
   enum Outcome { kAccepted, kRefused, kNoHandler, kLost, kNotAsked } outcome = kLost;
   uint64_t resume = 0;          // accepted: where asyncPreempt returns to
   uint32_t preempt_gen_after = 0;
@@ -74,6 +75,9 @@ struct ProbeResult {
   // the registers there next to those at the stop (GDB's numbering).
   enum Resumed { kNotFollowed, kBack, kEnded, kNotBack } resumed = kNotFollowed;
   std::vector<uint64_t> trap_regs, resume_regs;
+  // The collector's kind, back: its stack scanned while it was parked (it
+  // was not at the stop).
+  bool gc_scanned = false;
   std::string error;            // kLost, kNoHandler: what happened
   size_t run = 0;               // which guest run probed it
 };
