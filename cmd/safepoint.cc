@@ -19,7 +19,7 @@
 //       verdict; a failure is triaged: replayed natively (amd64 under QEMU)
 //       or under a second emulator configuration (one instruction per
 //       translation block) to tell a runtime bug from an emulator artifact
-//   safepoint go-sweep [--arch=A] [--go=V] [--request=sched|gc] [--func=RE] [--pc=PCS]
+//   safepoint go-sweep [--arch=A] [--go=V] [--request=sched|gc] [--stress=none|collection|traceback] [--func=RE] [--pc=PCS]
 //                      [--json] [--findings=FILE] BINARY|PROGRAM
 //       the real Go runtime under test: every instruction of the chosen
 //       functions of an unmodified Go binary (or a goprogs/ program built
@@ -359,6 +359,8 @@ int GoSweepCmd(const CommandLine& cl) {
   opt.frame_table = !cl.no_frame_table;
   opt.probe.emulator = realgo::EmulatorFromEnv();
   opt.probe.request = cl.request == "gc" ? realgo::GoRequest::kGC : realgo::GoRequest::kSched;
+  opt.probe.force_collections = cl.stress == "collection";
+  opt.probe.traceback = cl.stress == "traceback";
   int64_t start = MonotonicNanos(), last = start;
   auto progress = [&](size_t done, size_t total) {
     int64_t now = MonotonicNanos();
@@ -377,7 +379,7 @@ int GoSweepCmd(const CommandLine& cl) {
   }
   if (!cl.findings.empty()) {
     std::string prefix = "./safepoint go-sweep --arch=" + std::string(getenv("SAFEPOINT_CONFIG") ? getenv("SAFEPOINT_CONFIG") : port.name.data()) +
-                         (cl.request == "gc" ? " --request=gc" : "");
+                         (cl.request == "gc" ? " --request=gc" : "") + (cl.stress != "none" ? " --stress=" + cl.stress : "");
     FILE* f = fopen(cl.findings.c_str(), "w");
     if (f == nullptr) return Bad("go-sweep: cannot write " + cl.findings + ": " + strerror(errno));
     fputs(oracle::GoFindingsFile(r, prefix).c_str(), f);

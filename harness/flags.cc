@@ -139,6 +139,9 @@ bool CheckSubcommand(Parse& p, const FlagContext& ctx, const SubcommandDef& sub,
     if (l.go != "1.19" && l.go != "1.24" && l.go != "1.26") return p.RefuseValue("go", "want 1.19, 1.24 or 1.26");
     l.request = p["request"];
     if (l.request != "sched" && l.request != "gc") return p.RefuseValue("request", "want sched or gc");
+    l.stress = p["stress"];
+    if (l.stress != "none" && l.stress != "collection" && l.stress != "traceback")
+      return p.RefuseValue("stress", "want none, collection or traceback");
     l.func = p["func"];
     try {
       std::regex re(l.func, std::regex::ECMAScript);
@@ -287,6 +290,7 @@ std::vector<std::string> RenderCommandLine(const CommandLine& line) {
   num("timeout", line.timeout_s, def.timeout_s);
   str("go", line.go, def.go);
   str("request", line.request, def.request);
+  str("stress", line.stress, def.stress);
   str("func", line.func, def.func);
   {
     std::string pcs;

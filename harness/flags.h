@@ -60,7 +60,8 @@ inline constexpr FlagDef kFlags[] = {
     {"seed", "1", "gen: the seed of the program to print", false},
     {"seeds", "200", "gen: with --coverage, the seeds counted (the property test's 200)", false},
     {"go", "1.26", "go-sweep: the Go version of a program named from goprogs/ (1.19, 1.24 or 1.26)", false},
-    {"request", "sched", "go-sweep: how the preemption is asked for: sched (g.preempt, as the scheduler and sysmon ask); gc (g.preemptStop, as suspendG asks) is not built yet", false},
+    {"request", "sched", "go-sweep: how the preemption is asked for: sched (g.preempt, as the scheduler and sysmon ask); gc (g.preemptStop, as suspendG asks, while a collection marks: the goroutine parks at the stop and the stack scan meets it there)", false},
+    {"stress", "none", "go-sweep: what meets each accepted goroutine besides: none; collection (collections forced all along); traceback (SIGQUIT as it enters asyncPreempt: the runtime's traceback of every goroutine, judged; one guest run per accepted probe)", false},
     {"func", "^main\\.", "go-sweep: the functions whose every instruction is probed (a regular expression searched in each name)", false},
     {"pc", "", "go-sweep: probe only these instructions (hexadecimal PCs, comma-separated): a finding's replay", false},
     {"findings", "", "go-sweep: write every finding, with the command that replays it alone, to this file", false},
@@ -103,7 +104,7 @@ inline constexpr SubcommandDef kSubcommands[] = {
      "lists the refusal rules of isAsyncSafePoint and canPreemptM, in the runtime's order,\n"
      "with the chapter section that states each (the tests that check them: conformance/RULES.md)",
      0, "rules takes no arguments"},
-    {"go-sweep", "safepoint go-sweep [--go=V] [--request=sched] [--func=REGEX] [--pc=PC,...] [--json] [--findings=FILE] BINARY|PROGRAM",
+    {"go-sweep", "safepoint go-sweep [--go=V] [--request=sched|gc] [--stress=none|collection|traceback] [--func=REGEX] [--pc=PC,...] [--json] [--findings=FILE] BINARY|PROGRAM",
      "the real Go runtime under test: stops an unmodified Go binary (or a program of goprogs/ built with\n"
      "Go --go for this config's CPU) at every instruction of the chosen functions, asks for a preemption as the\n"
      "scheduler does and delivers SIGURG; each verdict judged against the binary's own tables, each accepted\n"
@@ -166,6 +167,7 @@ struct CommandLine {
   double timeout_s = 0;  // [0, 1e6]; 0: none
   std::string go = "1.26";          // go-sweep: 1.19, 1.24 or 1.26
   std::string request = "sched";    // go-sweep: sched or gc
+  std::string stress = "none";      // go-sweep: none, collection or traceback
   std::string func = "^main\\.";    // go-sweep: a valid regular expression
   std::vector<uint64_t> pcs;        // go-sweep: --pc, in the order given
   std::string findings;             // go-sweep: the findings file

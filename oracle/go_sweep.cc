@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -74,6 +75,7 @@ const char* GoFindingKindName(GoFinding::Kind k) {
     case GoFinding::kCrash: return "crash";
     case GoFinding::kNoHandler: return "no-handler";
     case GoFinding::kLost: return "lost";
+    case GoFinding::kTraceback: return "traceback";
   }
   return "?";
 }
@@ -94,111 +96,82 @@ void GoCounts::Add(const GoCounts& o) {
   saved_differences += o.saved_differences;
   not_followed += o.not_followed;
   gc_scanned += o.gc_scanned;
+  tracebacks += o.tracebacks;
 }
 
-GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt,
-                         const GoSweepProgress& progress) {
-  GoSweepResult res;
-  res.binary = opt.binary;
-  res.go_version = bin.go_version();
-  res.goarch = bin.goarch();
-  res.gc_request = opt.probe.request == realgo::GoRequest::kGC;
+bool GoJudge::Init(const GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt, std::string* err) {
+  bin_ = &bin;
+  port_ = &port;
+  opt_ = opt;
   if (bin.goarch() != port.go.goarch) {
-    res.fatal = opt.binary + " is a " + bin.goarch() + " binary; this runs as " + std::string(port.name);
-    return res;
+    *err = opt.binary + " is a " + bin.goarch() + " binary; this runs as " + std::string(port.name);
+    return false;
   }
   std::regex re;
   try {
     re = std::regex(opt.func_regex, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    res.fatal = "--func: not a regular expression: " + opt.func_regex;
-    return res;
+    *err = "--func: not a regular expression: " + opt.func_regex;
+    return false;
   }
-  FuncTable table;
-  std::string err;
-  if (opt.frame_table && !realgo::GoFuncTable(bin, port, &table, &err)) {
-    res.fatal = err;
-    return res;
-  }
+  if (opt.frame_table && !realgo::GoFuncTable(bin, port, &table_, err)) return false;
   if (opt.mutation == GoSweepMutation::kPcspLate)
-    for (FuncInfo& f : table.funcs)
+    for (FuncInfo& f : table_.funcs)
       for (FuncInfo::SpState& st : f.pcsp)
         if (st.from != f.entry) st.from += port.insn_align;
   // The instructions of the chosen functions (and their text).
-  std::map<uint64_t, std::string> insn_text;
-  std::vector<const GoFunc*> chosen;
   for (const GoFunc& f : bin.funcs()) {
     if (!std::regex_search(f.name, re)) continue;
     std::vector<realgo::GoInsn> insns;
-    if (!realgo::GoInstructions(bin, port, f.entry, f.end, &insns, &err)) {
-      res.fatal = "disassembling " + f.name + ": " + err;
-      return res;
+    if (!realgo::GoInstructions(bin, port, f.entry, f.end, &insns, err)) {
+      *err = "disassembling " + f.name + ": " + *err;
+      return false;
     }
-    chosen.push_back(&f);
+    chosen_.push_back(&f);
     for (const realgo::GoInsn& i : insns)
-      if (i.pc >= f.entry && i.pc < f.end) insn_text[i.pc] = i.text;
+      if (i.pc >= f.entry && i.pc < f.end) insn_text_[i.pc] = i.text;
   }
-  if (chosen.empty()) {
-    res.fatal = "no function of " + opt.binary + " matches --func=" + opt.func_regex;
-    return res;
+  if (chosen_.empty()) {
+    *err = "no function of " + opt.binary + " matches --func=" + opt.func_regex;
+    return false;
   }
-  std::vector<uint64_t> pcs;
-  if (!opt.only_pcs.empty()) {
-    for (uint64_t pc : opt.only_pcs) {
-      if (insn_text.count(pc) == 0) {
-        res.fatal = Hex(pc) + " is not an instruction of a chosen function";
-        return res;
-      }
-      pcs.push_back(pc);
-    }
-  } else {
-    for (const auto& [pc, text] : insn_text) pcs.push_back(pc);
-  }
-  realgo::GuestRun base = realgo::RunPlain(opt.binary, port, opt.probe);
-  if (!base.error.empty()) {
-    res.fatal = "the unpreempted run: " + base.error;
-    return res;
-  }
-  const uint64_t async_stack = MaxSpDelta(bin, "runtime.asyncPreempt") + MaxSpDelta(bin, "runtime.asyncPreempt2") + 8 * 8;
+  async_stack_ = MaxSpDelta(bin, "runtime.asyncPreempt") + MaxSpDelta(bin, "runtime.asyncPreempt2") + 8 * 8;
+  return true;
+}
 
-  auto t0 = std::chrono::steady_clock::now();
-  realgo::ProbeReport rep = realgo::ProbeAll(opt.binary, bin, port, pcs, opt.probe, progress);
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  res.runs = rep.runs.size();
-  if (!rep.fatal.empty() && rep.probes.empty()) {
-    res.fatal = rep.fatal;
-    return res;
-  }
+std::string GoJudge::Insn(uint64_t pc) const {
+  auto it = insn_text_.find(pc);
+  return it == insn_text_.end() ? "" : it->second;
+}
 
-  std::map<const GoFunc*, GoCounts> per;
-  for (const GoFunc* f : chosen) per[f];
-  for (const auto& [pc, text] : insn_text)
-    if (opt.only_pcs.empty() || std::count(pcs.begin(), pcs.end(), pc)) per[bin.FuncAt(pc)].insns++;
-  for (uint64_t pc : rep.unreached) per[bin.FuncAt(pc)].unreached++;
-
-  for (const ProbeResult& r : rep.probes) {
+void GoJudge::Probe(const ProbeResult& r, GoCounts& c, std::vector<GoFinding>& findings) const {
+  const GoBinary& bin = *bin_;
+  const PortInfo& port = *port_;
+  const GoSweepOptions& opt = opt_;
+  const FuncTable& table = table_;
+  const uint64_t async_stack = async_stack_;
+  do {
     const GoFunc* f = bin.FuncAt(r.pc);
-    GoCounts& c = per[f];
     GoFinding base_f;
     base_f.pc = r.pc;
     base_f.func = Where(f, r.pc);
-    base_f.insn = insn_text.count(r.pc) ? insn_text[r.pc] : "";
+    base_f.insn = Insn(r.pc);
     base_f.replay = {r.pc};
     if (r.outcome == ProbeResult::kLost) {
       c.lost++;
       GoFinding g = base_f;
       g.kind = GoFinding::kLost;
       g.message = "the probe was lost: " + r.error;
-      res.findings.push_back(g);
-      continue;
+      findings.push_back(g);
+      break;
     }
     c.probed++;
     if (r.outcome == ProbeResult::kNoHandler) {
       GoFinding g = base_f;
       g.kind = GoFinding::kNoHandler;
       g.message = r.error;
-      res.findings.push_back(g);
-      continue;
+      findings.push_back(g);
+      break;
     }
     // The tables' prediction.
     GoTableFacts t;
@@ -242,7 +215,7 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
       std::string got = accepted ? (r.resume == r.pc ? "accepted" : "restarted at " + Hex(r.resume)) : "refused";
       g.message = "Go " + got + "; its tables say " + DescribeGo(x) + " (unsafe-point " + std::to_string(t.unsafe_point) +
                   ", innermost " + (t.innermost.empty() ? "?" : t.innermost) + ")";
-      res.findings.push_back(g);
+      findings.push_back(g);
     }
     if (accepted && r.resumed == ProbeResult::kNotBack) c.not_followed++;
     if (accepted && r.gc_scanned) c.gc_scanned++;
@@ -261,7 +234,7 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
         GoFinding g = base_f;
         g.kind = GoFinding::kSaveArea;
         g.message = "back at its resume PC " + Hex(r.resume) + ", the goroutine's registers differ from the stop's (GDB numbers): " + diff;
-        res.findings.push_back(g);
+        findings.push_back(g);
       }
     }
     if (accepted && opt.frame_table) {
@@ -273,32 +246,181 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
           GoFinding g = base_f;
           g.kind = GoFinding::kFrameTable;
           g.message = fc.problem;
-          res.findings.push_back(g);
+          findings.push_back(g);
         }
       }
     }
+  } while (false);
+}
+
+namespace {
+
+// One frame of the runtime's traceback (GOTRACEBACK=system prints each
+// physical frame's fp, sp and pc; inlined frames carry none).
+struct TraceFrame {
+  std::string func;
+  uint64_t sp = 0, pc = 0;
+};
+
+uint64_t FieldHex(const std::string& line, const char* key) {
+  size_t at = line.find(key);
+  return at == std::string::npos ? 0 : strtoull(line.c_str() + at + strlen(key), nullptr, 16);
+}
+
+}  // namespace
+
+bool GoJudge::Traceback(const ProbeResult& r, const realgo::GuestRun& run, GoFinding* out) const {
+  const GoFunc* f = bin_->FuncAt(r.pc);
+  out->kind = GoFinding::kTraceback;
+  out->pc = r.pc;
+  out->func = Where(f, r.pc);
+  out->insn = Insn(r.pc);
+  out->replay = {r.pc};
+  auto finding = [&](const std::string& why) {
+    out->message = "the runtime's traceback of the goroutine preempted here: " + why;
+    return true;
+  };
+  if (run.err.find("SIGQUIT: quit") == std::string::npos)
+    return finding("none printed (exit status " + std::to_string(run.status) + "): " + CrashLine(run.err));
+  // The unwinder's own complaints.
+  std::istringstream in(run.err);
+  std::string line;
+  std::vector<TraceFrame> frames;  // of the goroutine that was running asyncPreempt
+  bool in_ours = false, elided = false, seen = false;
+  std::string name;
+  while (std::getline(in, line)) {
+    if (line.rfind("runtime:", 0) == 0 || line.rfind("fatal error:", 0) == 0 || line.find("traceback stuck") != std::string::npos ||
+        line.find("unexpected return pc") != std::string::npos)
+      return finding(line);
+    if (line.rfind("goroutine ", 0) == 0) {
+      in_ours = false;
+      continue;
+    }
+    if (line.rfind("runtime.asyncPreempt(", 0) == 0 && !seen) {
+      in_ours = seen = true;
+      name = "runtime.asyncPreempt";
+      continue;
+    }
+    if (!in_ours) continue;
+    if (line.find("frames elided") != std::string::npos) {
+      elided = true;
+      in_ours = false;
+      continue;
+    }
+    if (!line.empty() && line[0] != '\t') {
+      name = line.substr(0, line.rfind('('));
+      continue;
+    }
+    if (line.find(" pc=0x") == std::string::npos || name == "runtime.asyncPreempt") continue;
+    frames.push_back({name, FieldHex(line, " sp=0x"), FieldHex(line, " pc=0x")});
   }
-  // Invisibility and crashes, per guest run.
-  for (size_t i = 0; i < rep.runs.size(); i++) {
-    const realgo::GuestRun& run = rep.runs[i];
-    if (!run.error.empty() || run.probed.empty()) continue;  // killed by us: not the program's own end
+  if (!seen) return finding("no goroutine's traceback starts in runtime.asyncPreempt");
+  if (frames.empty() || frames[0].pc != r.resume)
+    return finding("the frame under runtime.asyncPreempt is at " + (frames.empty() ? std::string("nothing") : Hex(frames[0].pc)) +
+                   ", not the resume PC " + Hex(r.resume));
+  if (frames[0].sp != r.at.sp)
+    return finding("the interrupted frame's SP is " + Hex(frames[0].sp) + ", the stop's was " + Hex(r.at.sp));
+  // Each physical frame against the frame table's walk of the same stack.
+  if (opt_.frame_table) {
+    FrameCheck fc = CheckFrameTable(table_, r.frame, r.resume);
+    if (fc.judged && fc.ok()) {
+      size_t n = 0;
+      for (const TraceFrame& t : frames) {
+        if (t.func == "runtime.goexit") break;
+        if (n >= fc.walk.size()) {
+          if (elided) break;
+          return finding("frame " + std::to_string(n) + " (" + t.func + " at " + Hex(t.pc) + ") is past the end of the frame table's walk (" +
+                         std::to_string(fc.walk.size()) + " frames)");
+        }
+        if (t.pc != fc.walk[n].pc || t.sp != fc.walk[n].sp)
+          return finding("frame " + std::to_string(n) + " is " + t.func + " pc " + Hex(t.pc) + " sp " + Hex(t.sp) +
+                         "; the frame table's walk has pc " + Hex(fc.walk[n].pc) + " sp " + Hex(fc.walk[n].sp));
+        n++;
+      }
+      if (!elided && n != fc.walk.size())
+        return finding("it has " + std::to_string(n) + " frames above goexit; the frame table's walk has " + std::to_string(fc.walk.size()));
+    }
+  }
+  return false;
+}
+
+bool GoJudge::Run(const realgo::GuestRun& run, size_t index, const realgo::GuestRun& base, GoFinding* out) const {
+  const GoBinary& bin = *bin_;
+  if (!run.error.empty() || run.probed.empty()) return false;  // killed by us: not the program's own end
+  if (run.traceback_pc != 0) return false;  // judged by Traceback with its probe
+  const size_t i = index;
     bool same = run.exited == base.exited && run.status == base.status && run.signal == base.signal && run.out == base.out;
-    if (same) continue;
+    if (same) return false;
     GoFinding g;
     std::string crash = CrashLine(run.err);
     g.kind = crash.empty() ? GoFinding::kOutput : GoFinding::kCrash;
     g.pc = run.probed.back();
     g.func = Where(bin.FuncAt(g.pc), g.pc);
-    g.insn = insn_text.count(g.pc) ? insn_text[g.pc] : "";
+    g.insn = Insn(g.pc);
     g.replay = run.probed;
     std::string how = run.exited ? "exit status " + std::to_string(run.status) : "signal " + std::to_string(run.signal);
     g.message = "guest run " + std::to_string(i) + " (" + std::to_string(run.probed.size()) + " probes, the last at " +
                 g.func + ") ended with " + how + (run.out == base.out ? "" : ", its output differs") +
                 (crash.empty() ? "" : ": " + crash) + " (unpreempted: exit status " + std::to_string(base.status) + ")";
-    if (g.kind == GoFinding::kCrash) res.crashes++; else res.output_differences++;
+    *out = g;
+    return true;
+}
+
+GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt,
+                         const GoSweepProgress& progress) {
+  GoSweepResult res;
+  res.binary = opt.binary;
+  res.go_version = bin.go_version();
+  res.goarch = bin.goarch();
+  res.gc_request = opt.probe.request == realgo::GoRequest::kGC;
+  GoJudge judge;
+  if (!judge.Init(bin, port, opt, &res.fatal)) return res;
+  std::vector<uint64_t> pcs;
+  if (!opt.only_pcs.empty()) {
+    for (uint64_t pc : opt.only_pcs) {
+      if (judge.instructions().count(pc) == 0) {
+        res.fatal = Hex(pc) + " is not an instruction of a chosen function";
+        return res;
+      }
+      pcs.push_back(pc);
+    }
+  } else {
+    for (const auto& [pc, text] : judge.instructions()) pcs.push_back(pc);
+  }
+  realgo::GuestRun base = realgo::RunPlain(opt.binary, port, opt.probe);
+  if (!base.error.empty()) {
+    res.fatal = "the unpreempted run: " + base.error;
+    return res;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  realgo::ProbeReport rep = realgo::ProbeAll(opt.binary, bin, port, pcs, opt.probe, progress);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.runs = rep.runs.size();
+  if (!rep.fatal.empty() && rep.probes.empty()) {
+    res.fatal = rep.fatal;
+    return res;
+  }
+  std::map<const GoFunc*, GoCounts> per;
+  for (const GoFunc* f : judge.chosen()) per[f];
+  for (const auto& [pc, text] : judge.instructions())
+    if (opt.only_pcs.empty() || std::count(pcs.begin(), pcs.end(), pc)) per[bin.FuncAt(pc)].insns++;
+  for (uint64_t pc : rep.unreached) per[bin.FuncAt(pc)].unreached++;
+  for (const ProbeResult& r : rep.probes) {
+    judge.Probe(r, per[bin.FuncAt(r.pc)], res.findings);
+    if (!r.traceback || r.run >= rep.runs.size()) continue;
+    per[bin.FuncAt(r.pc)].tracebacks++;
+    GoFinding g;
+    if (judge.Traceback(r, rep.runs[r.run], &g)) res.findings.push_back(g);
+  }
+  // Invisibility and crashes, per guest run.
+  for (size_t i = 0; i < rep.runs.size(); i++) {
+    GoFinding g;
+    if (!judge.Run(rep.runs[i], i, base, &g)) continue;
+    if (g.kind == GoFinding::kCrash) res.crashes++;
+    else if (g.kind == GoFinding::kOutput) res.output_differences++;
     res.findings.push_back(g);
   }
-  for (const GoFunc* f : chosen) {
+  for (const GoFunc* f : judge.chosen()) {
     res.funcs.push_back({f->name, per[f]});
     res.total.Add(per[f]);
   }
@@ -327,7 +449,7 @@ std::string CountsJson(const GoCounts& c) {
        ",\"frame_differences\":" + std::to_string(c.frame_differences) + ",\"unreached\":" + std::to_string(c.unreached) +
        ",\"lost\":" + std::to_string(c.lost) + ",\"saved_judged\":" + std::to_string(c.saved_judged) +
        ",\"saved_differences\":" + std::to_string(c.saved_differences) +
-       ",\"not_followed\":" + std::to_string(c.not_followed) + ",\"gc_scanned\":" + std::to_string(c.gc_scanned) + "}";
+       ",\"not_followed\":" + std::to_string(c.not_followed) + ",\"gc_scanned\":" + std::to_string(c.gc_scanned) + ",\"tracebacks\":" + std::to_string(c.tracebacks) + "}";
   return s;
 }
 
@@ -351,6 +473,7 @@ std::string GoSweepText(const GoSweepResult& r) {
     << ", frames judged " << r.total.frame_judged << ", save areas judged " << r.total.saved_judged
     << " (differences " << r.total.saved_differences << ", not followed back " << r.total.not_followed
     << "), probes lost " << r.total.lost << "\n";
+  if (r.total.tracebacks > 0) o << "the runtime's traceback judged at " << r.total.tracebacks << " accepted preemptions\n";
   if (r.gc_request)
     o << "the collector's kind of request: " << r.total.gc_scanned << " of " << r.total.accepted
       << " accepted goroutines came back with their stack scanned by the collector while parked\n";

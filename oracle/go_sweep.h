@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/frame_table.h"
 #include "platforms/port.h"
 #include "realgo/binary.h"
 #include "realgo/probe.h"
@@ -38,7 +39,7 @@ struct GoSweepOptions {
 };
 
 struct GoFinding {
-  enum Kind { kDecision, kFrameTable, kSaveArea, kOutput, kCrash, kNoHandler, kLost } kind = kDecision;
+  enum Kind { kDecision, kFrameTable, kSaveArea, kOutput, kCrash, kNoHandler, kLost, kTraceback } kind = kDecision;
   uint64_t pc = 0;
   std::string func;     // function+offset
   std::string insn;     // the instruction's text
@@ -57,6 +58,9 @@ struct GoCounts {
   // The collector's kind: accepted preemptions whose goroutine came back
   // with its stack scanned by the collector while it was parked there.
   size_t gc_scanned = 0;
+  // The traceback stress: accepted preemptions whose guest printed the
+  // runtime's traceback there, judged.
+  size_t tracebacks = 0;
   void Add(const GoCounts& o);
 };
 
@@ -70,6 +74,41 @@ struct GoSweepResult {
   std::string fatal;   // could not sweep at all (exit 2)
   double seconds = 0;  // probing time (the unpreempted run not included)
   bool clean() const { return fatal.empty() && findings.empty(); }
+};
+
+// The judges of one binary, built once (its frame table, the chosen
+// functions' instructions): each probe, each guest run. Used by the sweep
+// and by the real-Go fuzzer (one probe per input).
+class GoJudge {
+ public:
+  // False with *err: a binary of another CPU, a bad regex, no function
+  // chosen, tables that cannot be read or disassembled.
+  bool Init(const realgo::GoBinary& bin, const PortInfo& port, const GoSweepOptions& opt, std::string* err);
+  // The decision, the frame table and the save area of one probe (and, for
+  // the collector's kind, whether the stack scan met it): counted into c,
+  // each finding appended.
+  void Probe(const realgo::ProbeResult& r, GoCounts& c, std::vector<GoFinding>& findings) const;
+  // A guest run that ended by itself against the unpreempted one (output,
+  // exit status, the runtime's crash message); one ended by the traceback
+  // stress by its traceback. True with *out: a finding.
+  bool Run(const realgo::GuestRun& run, size_t index, const realgo::GuestRun& base, GoFinding* out) const;
+  // The traceback stress's guest run (ended by SIGQUIT at probe r): every
+  // goroutine's traceback printed, none complaining; the preempted one's
+  // frames under runtime.asyncPreempt, PC and SP each, those of the frame
+  // table's walk of the same stack.
+  bool Traceback(const realgo::ProbeResult& r, const realgo::GuestRun& run, GoFinding* out) const;
+  const std::map<uint64_t, std::string>& instructions() const { return insn_text_; }
+  const std::vector<const realgo::GoFunc*>& chosen() const { return chosen_; }
+  std::string Insn(uint64_t pc) const;
+
+ private:
+  const realgo::GoBinary* bin_ = nullptr;
+  const PortInfo* port_ = nullptr;
+  GoSweepOptions opt_;
+  FuncTable table_;
+  std::map<uint64_t, std::string> insn_text_;
+  std::vector<const realgo::GoFunc*> chosen_;
+  uint64_t async_stack_ = 0;
 };
 
 using GoSweepProgress = std::function<void(size_t done, size_t total)>;

@@ -20,6 +20,7 @@ namespace safepoint::realgo {
 namespace {
 
 constexpr int kSigurg = 23;  // Linux's SIGURG (the same number on every port)
+constexpr int kSigquit = 3;
 constexpr int32_t kPrunning = 1;
 // The most bytes of a goroutine's stack kept for the frame-table oracle.
 constexpr uint64_t kMaxStackImage = 256 * 1024;
@@ -39,6 +40,7 @@ std::string ReadFile(const std::string& path) {
 
 std::vector<std::string> GuestEnv(const ProbeOptions& opt) {
   std::vector<std::string> env = {"GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1"};
+  if (opt.traceback) env.push_back("GOTRACEBACK=system");
   for (const std::string& e : opt.env) env.push_back(e);
   return env;
 }
@@ -182,6 +184,7 @@ class Session {
       return r;
     };
     if (!ReadStop(tid, pc, &r.at, &regs, &err)) return lost(err);
+    if (opt_.force_collections && !ForceCollections(true, &err)) return lost(err);
     // Ask as the scheduler does; keep sysmon from asking too; let this one
     // signal find asynchronous preemption on.
     if (!PutByte(r.at.g + o_.g_preempt, 1, &err)) return lost(err);
@@ -201,7 +204,7 @@ class Session {
       if (!ForceCollections(true, &err) || !U32(gcphase_addr_, &phase, &err)) return lost(err);
       if (phase == kGCmark && !t_->ReadMemory(r.at.g + o_.g_gcscandone, &scanned, 1, &err)) return lost(err);
       if (phase != kGCmark || scanned != 0) {
-        if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !t_->Continue(tid, 0, &err)) return lost(err);
+        if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !Leave(tid, 0, &err)) return lost(err);
         r.outcome = ProbeResult::kNotAsked;
         return r;
       }
@@ -278,12 +281,30 @@ class Session {
       }
     }
     if (!t_->ClearBreakpoint(pc, &err)) return lost(err);
+    if (r.outcome == ProbeResult::kAccepted && opt_.traceback) {
+      // The traceback stress: SIGQUIT to the goroutine as it enters
+      // asyncPreempt (the injected call's frame on top of the trap's), and
+      // the runtime's own traceback of every goroutine (GOTRACEBACK=system)
+      // on its stderr; the guest ends with it.
+      r.trap_regs = regs;
+      r.traceback = true;
+      if (!t_->Continue(tid, kSigquit, &err)) return lost(err);
+      for (;;) {
+        Stop s = t_->Wait(opt_.stop_timeout_s);
+        if (s.kind == Stop::kError) return lost("waiting for the traceback's end: " + s.error);
+        if (s.kind == Stop::kExited || s.kind == Stop::kKilled) {
+          exited_ = s;
+          return r;
+        }
+        if (!t_->Continue(s.tid, s.kind == Stop::kSignal ? s.signal : 0, &err)) return lost(err);
+      }
+    }
     if (r.outcome == ProbeResult::kAccepted && (opt_.follow_resume || opt_.request == GoRequest::kGC)) {
       r.trap_regs = regs;
       if (!FollowToResume(tid, &r, &err)) return lost(err);
       return r;
     }
-    if (!t_->Continue(tid, 0, &err)) return lost(err);
+    if (!Leave(tid, 0, &err)) return lost(err);
     return r;
   }
 
@@ -325,7 +346,7 @@ class Session {
             r->gc_scanned = scanned != 0;
           }
           if (!shared && !t_->ClearBreakpoint(r->resume, err)) return false;
-          return t_->Continue(s.tid, 0, err);
+          return Leave(s.tid, 0, err);
         }
       }
       // Others run first (the preempted goroutine waits on the global run
@@ -336,7 +357,7 @@ class Session {
       if (++foreign >= opt_.resume_max_stops || internal::NowSeconds() >= deadline) {
         r->resumed = ProbeResult::kNotBack;
         if (!shared && !t_->ClearBreakpoint(r->resume, err)) return false;
-        return t_->Continue(s.tid, sig, err);
+        return Leave(s.tid, sig, err);
       }
       if (!t_->Continue(s.tid, sig, err)) return false;
     }
@@ -366,6 +387,18 @@ class Session {
   bool forced_ = false;
   uint64_t gcphase_addr_ = 0;  // runtime.gcphase: _GCmark while a collection marks
   static constexpr uint32_t kGCmark = 1;
+
+  // The thread a probe ends with, continued (a sweep), or held stopped
+  // with the signal it stopped with (a persistent guest: GoGuest sets its
+  // next breakpoint first).
+  bool Leave(int tid, int sig, std::string* err) {
+    if (!hold_) return t_->Continue(tid, sig, err);
+    held_tid_ = tid;
+    held_sig_ = sig;
+    return true;
+  }
+  bool hold_ = false;
+  int held_tid_ = 0, held_sig_ = 0;
 
   // Which PCs still carry a probe's breakpoint (ProbeAll's pending set).
   std::function<bool(uint64_t)> is_pending_;
@@ -439,12 +472,139 @@ GuestRun RunPlain(const std::string& binary, const PortInfo& port, const ProbeOp
   return run;
 }
 
+struct GoGuest::Live {
+  Live(const GoBinary& bin, const PortInfo& port, const ProbeOptions& opt) : s(bin, port, opt) {}
+  Session s;
+  GuestRun run;
+  bool running = false;  // threads run (none held): nothing can be asked of the stub
+};
+
+GoGuest::GoGuest(std::string binary, const GoBinary& bin, const PortInfo& port, ProbeOptions opt)
+    : binary_(std::move(binary)), bin_(bin), port_(port), opt_(std::move(opt)) {
+  dir_ = TempDir(opt_);
+}
+
+GoGuest::~GoGuest() {
+  GuestRun ignored;
+  End(&ignored);
+  rmdir(dir_.c_str());
+}
+
+bool GoGuest::StartGuest(std::string* why) {
+  live_ = std::make_unique<Live>(bin_, port_, opt_);
+  live_->s.hold_ = true;
+  runs_++;
+  if (!live_->s.Start(binary_, dir_ + "/stdout", dir_ + "/stderr", why)) return false;
+  // Stopped at the entry point: held there until the first breakpoint is set.
+  live_->s.held_tid_ = live_->s.t().pid();
+  live_->s.held_sig_ = 0;
+  return true;
+}
+
+void GoGuest::Finish(GuestRun* ended, bool killed) {
+  if (!live_) return;
+  live_->s.t().Kill();
+  GuestRun& run = live_->run;
+  run.out = ReadFile(dir_ + "/stdout");
+  run.err = ReadFile(dir_ + "/stderr");
+  if (killed && run.error.empty()) run.error = "ended by the harness";
+  if (live_->s.has_exited() && !killed) {
+    const Stop& e = live_->s.exited();
+    run.exited = e.kind == Stop::kExited;
+    run.status = e.status;
+    run.signal = e.signal;
+  }
+  *ended = std::move(run);
+  ended_ = true;
+  live_.reset();
+  unlink((dir_ + "/stdout").c_str());
+  unlink((dir_ + "/stderr").c_str());
+}
+
+void GoGuest::End(GuestRun* ended) { Finish(ended, true); }
+
+GoGuest::Outcome GoGuest::ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResult* r, GuestRun* ended) {
+  fresh_ = false;
+  ended_ = false;
+  std::string why;
+  if (!live_) {
+    fresh_ = true;
+    if (!StartGuest(&why)) {
+      live_->run.error = "starting the guest: " + why;
+      Finish(ended, true);
+      ended->error = "starting the guest: " + why;
+      return kError;
+    }
+  }
+  Session& s = live_->s;
+  Tracer& t = s.t();
+  auto give_up = [&](const std::string& e) {
+    live_->run.error = e;
+    Finish(ended, true);
+    return kError;
+  };
+  // A breakpoint at asyncPreempt's entry is always set; a PC there cannot be probed.
+  if (pc == s.async_preempt()) return give_up("asyncPreempt's own entry cannot be probed");
+  if (!t.SetBreakpoint(pc, &why)) return give_up(why);
+  if (!t.Continue(s.held_tid_, s.held_sig_, &why)) return give_up(why);
+  double deadline = internal::NowSeconds() + reach_timeout_s;
+  for (;;) {
+    double left = deadline - internal::NowSeconds();
+    if (left <= 0) {
+      // Running, nothing held: under QEMU's stub nothing can be asked of
+      // it now, so the guest is given up (a fresh one reaches PCs near the
+      // start again).
+      Finish(ended, true);
+      return kNotReached;
+    }
+    Stop st = t.Wait(std::min(left, opt_.stop_timeout_s));
+    if (st.kind == Stop::kError) {
+      if (internal::NowSeconds() >= deadline) {
+        Finish(ended, true);
+        return kNotReached;
+      }
+      return give_up(st.error);
+    }
+    if (st.kind == Stop::kExited || st.kind == Stop::kKilled) {
+      GuestRun& run = live_->run;
+      run.exited = st.kind == Stop::kExited;
+      run.status = st.status;
+      run.signal = st.signal;
+      Finish(ended, false);
+      ended->exited = st.kind == Stop::kExited;
+      ended->status = st.status;
+      ended->signal = st.signal;
+      return kEnded;
+    }
+    if (st.kind == Stop::kSignal || st.pc != pc) {
+      if (!t.Continue(st.tid, st.kind == Stop::kSignal ? st.signal : 0, &why)) return give_up(why);
+      continue;
+    }
+    *r = s.Probe(st.tid, pc);
+    if (r->outcome == ProbeResult::kNotAsked) {
+      // The collector's kind while no collection marks: the thread is held
+      // past the PC; wait for its next execution.
+      if (!t.Continue(s.held_tid_, s.held_sig_, &why)) return give_up(why);
+      continue;
+    }
+    r->run = runs_ - 1;
+    live_->run.probed.push_back(pc);
+    if (r->traceback) live_->run.traceback_pc = pc;
+    if (r->outcome == ProbeResult::kLost || s.has_exited()) {
+      if (r->outcome == ProbeResult::kLost) live_->run.error = r->error;
+      Finish(ended, r->outcome == ProbeResult::kLost);
+    }
+    return kProbed;
+  }
+}
+
 ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortInfo& port,
                      const std::vector<uint64_t>& pcs, const ProbeOptions& opt, const ProbeProgress& progress) {
   ProbeReport rep;
   std::set<uint64_t> pending(pcs.begin(), pcs.end());
   const size_t total = pending.size();
-  const int max_runs = opt.max_runs > 0 ? opt.max_runs : static_cast<int>(total / 8 + 8);
+  // The traceback stress ends a run at each accepted probe.
+  const int max_runs = opt.max_runs > 0 ? opt.max_runs : static_cast<int>(opt.traceback ? total + 8 : total / 8 + 8);
   std::string dir = TempDir(opt);
   int quiet_runs = 0;  // runs in a row that probed nothing
   std::set<uint64_t> retried;
@@ -523,6 +683,7 @@ ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortI
       }
       pending.erase(st.pc);
       run.probed.push_back(st.pc);
+      if (r.traceback) run.traceback_pc = st.pc;
       bool lost = r.outcome == ProbeResult::kLost;
       if (lost) run.error = r.error;
       rep.probes.push_back(std::move(r));

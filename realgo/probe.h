@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ struct ProbeOptions {
   // and read its registers there (the save-area oracle on real Go).
   bool follow_resume = true;
   double resume_timeout_s = 10;  // the longest wait for it to run again
+  // The collection stress: collections forced all along (sysmon's
+  // forcegcperiod at 1 ns from the first stop), whatever the request.
+  bool force_collections = false;
+  // The traceback stress: an accepted goroutine gets SIGQUIT as it enters
+  // asyncPreempt, and the runtime prints every goroutine's traceback
+  // (GOTRACEBACK=system) and exits: one accepted probe per guest run.
+  bool traceback = false;
   int resume_max_stops = 32;      // and the most stops of others meanwhile
 };
 
@@ -78,6 +86,9 @@ struct ProbeResult {
   // The collector's kind, back: its stack scanned while it was parked (it
   // was not at the stop).
   bool gc_scanned = false;
+  // The traceback stress was applied: the guest ended with the runtime's
+  // traceback (its GuestRun's err).
+  bool traceback = false;
   std::string error;            // kLost, kNoHandler: what happened
   size_t run = 0;               // which guest run probed it
 };
@@ -90,6 +101,7 @@ struct GuestRun {
   int status = -1;               // its exit status when it exited
   int signal = 0;                // the signal that ended it, if one did
   std::string error;             // a desync, a time-out, a start failure
+  uint64_t traceback_pc = 0;     // ended by the traceback stress at this probe
 };
 
 struct ProbeReport {
@@ -106,6 +118,50 @@ GuestRun RunPlain(const std::string& binary, const PortInfo& port, const ProbeOp
 using ProbeProgress = std::function<void(size_t done, size_t total)>;
 ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortInfo& port,
                      const std::vector<uint64_t>& pcs, const ProbeOptions& opt, const ProbeProgress& progress = nullptr);
+
+// A guest kept running across probes (a fuzzer's: one PC per input). Each
+// ProbeAt sets one breakpoint, lets the guest run until a goroutine reaches
+// it, probes there as ProbeAll does, and holds the thread stopped for the
+// next. A guest that ends is started again by the next ProbeAt.
+class GoGuest {
+ public:
+  GoGuest(std::string binary, const GoBinary& bin, const PortInfo& port, ProbeOptions opt);
+  ~GoGuest();
+  GoGuest(const GoGuest&) = delete;
+  GoGuest& operator=(const GoGuest&) = delete;
+
+  enum Outcome {
+    kProbed,      // *r holds the probe (kLost among its outcomes)
+    kNotReached,  // not reached within reach_timeout_s: the guest is ended
+    kEnded,       // the guest ended first (*ended holds its run)
+    kError,       // the guest could not run (*ended's error says why)
+  };
+  // Probes `pc` at its next execution. When the guest ends (by itself, by
+  // the traceback stress, or given up), *ended receives its whole run, for
+  // the invisibility judge; ended->probed lists the PCs it probed.
+  Outcome ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResult* r, GuestRun* ended);
+  // True when the last ProbeAt started a fresh guest; ended(): the guest
+  // ended during it (by itself, the traceback stress, a lost probe, or
+  // given up), and its run is in ProbeAt's *ended.
+  bool fresh() const { return fresh_; }
+  bool ended() const { return ended_; }
+  size_t runs() const { return runs_; }
+  // Ends the guest now; its run (not judged: killed) in *ended.
+  void End(GuestRun* ended);
+
+ private:
+  struct Live;
+  bool StartGuest(std::string* why);
+  void Finish(GuestRun* ended, bool killed);
+  std::string binary_;
+  const GoBinary& bin_;
+  const PortInfo& port_;
+  ProbeOptions opt_;
+  std::unique_ptr<Live> live_;
+  std::string dir_;
+  bool fresh_ = false, ended_ = false;
+  size_t runs_ = 0;
+};
 
 // The emulator's words for this process's config (SAFEPOINT_EMULATOR, set by
 // platforms/toolchains/run): empty natively.
