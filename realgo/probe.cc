@@ -185,6 +185,10 @@ class Session {
     };
     if (!ReadStop(tid, pc, &r.at, &regs, &err)) return lost(err);
     if (opt_.force_collections && !ForceCollections(true, &err)) return lost(err);
+    // A kept guest's probe with neither stress nor the collector's kind
+    // after one with them: sysmon's period put back.
+    if (forced_ && !opt_.force_collections && opt_.request != GoRequest::kGC && !ForceCollections(false, &err))
+      return lost(err);
     // Ask as the scheduler does; keep sysmon from asking too; let this one
     // signal find asynchronous preemption on.
     if (!PutByte(r.at.g + o_.g_preempt, 1, &err)) return lost(err);
@@ -381,6 +385,7 @@ class Session {
       if (last == 0 && !PutI64(last_addr, 1, err)) return false;
       return PutI64(o_.forcegcperiod_addr, 1, err);
     }
+    forced_ = false;
     return forcegc_saved_ == 0 || PutI64(o_.forcegcperiod_addr, static_cast<int64_t>(forcegc_saved_), err);
   }
   uint64_t forcegc_saved_ = 0;
@@ -482,6 +487,15 @@ struct GoGuest::Live {
 GoGuest::GoGuest(std::string binary, const GoBinary& bin, const PortInfo& port, ProbeOptions opt)
     : binary_(std::move(binary)), bin_(bin), port_(port), opt_(std::move(opt)) {
   dir_ = TempDir(opt_);
+  // Any probe may be the traceback stress's (SetKind): the runtime's
+  // tracebacks in full all along (stderr only; not what is compared).
+  opt_.env.push_back("GOTRACEBACK=system");
+}
+
+void GoGuest::SetKind(GoRequest request, bool force_collections, bool traceback) {
+  opt_.request = request;
+  opt_.force_collections = force_collections;
+  opt_.traceback = traceback;
 }
 
 GoGuest::~GoGuest() {
@@ -491,6 +505,12 @@ GoGuest::~GoGuest() {
 }
 
 bool GoGuest::StartGuest(std::string* why) {
+  const double t0 = internal::NowSeconds();
+  struct Timed {
+    double t0;
+    double* sum;
+    ~Timed() { *sum += internal::NowSeconds() - t0; }
+  } timed{t0, &start_s_};
   live_ = std::make_unique<Live>(bin_, port_, opt_);
   live_->s.hold_ = true;
   runs_++;

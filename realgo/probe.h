@@ -140,12 +140,16 @@ class GoGuest {
   // the traceback stress, or given up), *ended receives its whole run, for
   // the invisibility judge; ended->probed lists the PCs it probed.
   Outcome ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResult* r, GuestRun* ended);
+  // The kind of request and the stress of the next probes (the guest's
+  // ProbeOptions otherwise stay).
+  void SetKind(GoRequest request, bool force_collections, bool traceback);
   // True when the last ProbeAt started a fresh guest; ended(): the guest
   // ended during it (by itself, the traceback stress, a lost probe, or
   // given up), and its run is in ProbeAt's *ended.
   bool fresh() const { return fresh_; }
   bool ended() const { return ended_; }
   size_t runs() const { return runs_; }
+  double start_seconds() const { return start_s_; }  // spent starting guests, in all
   // Ends the guest now; its run (not judged: killed) in *ended.
   void End(GuestRun* ended);
 
@@ -161,6 +165,7 @@ class GoGuest {
   std::string dir_;
   bool fresh_ = false, ended_ = false;
   size_t runs_ = 0;
+  double start_s_ = 0;
 };
 
 // The emulator's words for this process's config (SAFEPOINT_EMULATOR, set by

@@ -1,0 +1,334 @@
+// The real Go runtime under the fuzzer: an input picks one of goprogs/'s
+// programs as a Go version built it for this config's CPU, a function of
+// package main, an instruction of it, the kind of request (the scheduler's
+// g.preempt or the collector's g.preemptStop) and a stress (none, forced
+// collections, the runtime's traceback), and that instruction is probed in
+// a guest kept running across inputs (realgo::GoGuest, one per program;
+// the request and the stress are set per probe): the decision, the
+// frame table, the save area, the collector's stack scan, the traceback and
+// every ended guest run's output, each judged as go-sweep judges them
+// (oracle::GoJudge). A finding prints ERROR lines with the go-sweep command
+// that replays it and aborts with the input kept.
+//
+// Input (shorter inputs are zero-padded; every input is a case):
+//   [0] program  [1] Go version  [2] request (bit 0: the collector's)
+//   [3] stress (mod 3: none, collection, traceback)
+//   [4..5] function (LE, modulo the program's main functions)
+//   [6..7] instruction (LE, modulo the function's instructions)
+//
+// A PC that a fresh guest never reaches is remembered as unreached (no
+// probe); one that a running guest did not reach in time gets a fresh guest
+// next time. Extra counters carry the outcome by request and stress, the
+// refusing rule and whether a new guest was needed. At exit: probes, probes
+// per second, guests started.
+//
+// The suite runs it for a fixed number of runs from a fixed seed and its
+// corpus on every config; longer: ./safepoint fuzz --targets=go_preempt_fuzz.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz/artifacts.h"
+#include "oracle/go_sweep.h"
+#include "platforms/native.h"
+#include "realgo/binary.h"
+#include "realgo/probe.h"
+
+namespace {
+
+using safepoint::oracle::GoCounts;
+using safepoint::oracle::GoFinding;
+using safepoint::oracle::GoJudge;
+using safepoint::realgo::GoBinary;
+using safepoint::realgo::GoGuest;
+using safepoint::realgo::GuestRun;
+using safepoint::realgo::ProbeResult;
+
+constexpr const char* kVersions[] = {"1.19", "1.24", "1.26"};
+constexpr int kStresses = 3;  // none, collection, traceback
+constexpr size_t kLiveGuests = 6;  // guests kept running at once (one per program)
+const char* const kStressName[] = {"none", "collection", "traceback"};
+
+// Outcome (6) x request (2) x stress (3), and a few more.
+constexpr size_t kFeatures = 64;
+__attribute__((used, section("__libfuzzer_extra_counters"))) uint8_t g_features[kFeatures];
+
+std::string Hex(uint64_t v) {
+  char b[24];
+  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// One program as one Go version built it: its binary, judge and the
+// unpreempted run, made when an input first picks it.
+struct Program {
+  std::string path, name, version;
+  std::unique_ptr<GoBinary> bin;
+  GoJudge judge;
+  GuestRun base;
+  std::vector<std::vector<uint64_t>> insns;  // per chosen function
+  bool ready = false, broken = false, has_base = false;
+};
+
+safepoint::realgo::ProbeOptions Options(int request, int stress) {
+  safepoint::realgo::ProbeOptions o;
+  o.emulator = safepoint::realgo::EmulatorFromEnv();
+  o.request = request ? safepoint::realgo::GoRequest::kGC : safepoint::realgo::GoRequest::kSched;
+  o.force_collections = stress == 1;
+  o.traceback = stress == 2;
+  o.follow_resume = true;
+  o.stop_timeout_s = o.emulator.empty() ? 10 : 30;
+  if (const char* t = getenv("TEST_TMPDIR")) o.work_dir = t;
+  return o;
+}
+
+// The unpreempted run, made the first time a guest run ends by itself.
+const GuestRun& Base(Program& p) {
+  if (!p.has_base) {
+    p.base = safepoint::realgo::RunPlain(p.path, safepoint::NativePort(), Options(0, 0));
+    p.has_base = true;
+    if (!p.base.error.empty()) {
+      fprintf(stderr, "==safepoint-fuzz== ERROR: go_preempt_fuzz: %s: the unpreempted run: %s\n", p.path.c_str(),
+              p.base.error.c_str());
+      abort();
+    }
+  }
+  return p.base;
+}
+
+struct State {
+  std::vector<Program> progs;  // index: program * versions + version
+  size_t programs = 0, versions = 0;
+  std::map<size_t, std::unique_ptr<GoGuest>> guests;  // per program; request and stress are per probe
+  std::set<std::pair<size_t, uint64_t>> unreached;  // (prog, pc) a fresh guest never reached
+  size_t probes = 0, inputs = 0, guests_started = 0;
+  double probing_s = 0, preparing_s = 0, starting_s = 0;
+  // SAFEPOINT_GO_FUZZ_PIN="PROGRAM VERSION REQUEST STRESS" (e.g. "loops
+  // 1.26 sched none"): every input probes that program with that request
+  // and stress, only the instruction varies (to compare probes per second
+  // with go-sweep's on the same program: ci/bench.sh).
+  bool pinned = false;
+  size_t pin_prog = 0;
+  int pin_request = 0, pin_stress = 0;
+};
+State* g = nullptr;
+
+std::string Runfile(const std::string& rel) {
+  std::vector<std::string> places;
+  if (const char* d = getenv("TEST_SRCDIR")) places.push_back(std::string(d) + "/safepoint/" + rel);
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    places.push_back(std::string(exe) + ".runfiles/safepoint/" + rel);
+  }
+  places.push_back(rel);
+  for (const std::string& p : places)
+    if (access(p.c_str(), R_OK) == 0) return p;
+  return "";
+}
+
+std::vector<std::string> ProgramNames(const std::string& dir) {
+  std::vector<std::string> v;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return v;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] != '.') v.push_back(e->d_name);
+  closedir(d);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+bool Prepare(Program& p) {
+  if (p.ready || p.broken) return p.ready;
+  std::string err;
+  p.bin = GoBinary::Open(p.path, &err);
+  safepoint::oracle::GoSweepOptions opt;
+  opt.binary = p.path;
+  opt.probe = Options(0, 0);
+  if (!p.bin || !p.judge.Init(*p.bin, safepoint::NativePort(), opt, &err)) {
+    fprintf(stderr, "==safepoint-fuzz== ERROR: go_preempt_fuzz: %s: %s\n", p.path.c_str(), err.c_str());
+    p.broken = true;
+    return false;
+  }
+  for (const safepoint::realgo::GoFunc* f : p.judge.chosen()) {
+    std::vector<uint64_t> v;
+    for (auto it = p.judge.instructions().lower_bound(f->entry); it != p.judge.instructions().end() && it->first < f->end; ++it)
+      v.push_back(it->first);
+    if (!v.empty()) p.insns.push_back(std::move(v));
+  }
+  if (p.insns.empty()) {
+    fprintf(stderr, "==safepoint-fuzz== ERROR: go_preempt_fuzz: %s: no instructions in package main\n", p.path.c_str());
+    p.broken = true;
+    return false;
+  }
+  p.ready = true;
+  return true;
+}
+
+[[noreturn]] void Report(const Program& p, int request, int stress, const std::vector<GoFinding>& fs, const uint8_t* data,
+                         size_t size) {
+  const std::string arch(safepoint::NativePort().name);
+  for (const GoFinding& f : fs) {
+    std::string pcs;
+    for (uint64_t pc : f.replay) pcs += (pcs.empty() ? "" : ",") + Hex(pc);
+    fprintf(stderr, "==safepoint-fuzz== ERROR: go_preempt_fuzz: Go %s %s %s, request %s, stress %s: %s at %s [%s]: %s\n",
+            p.version.c_str(), arch.c_str(), p.name.c_str(), request ? "gc" : "sched", kStressName[stress],
+            safepoint::oracle::GoFindingKindName(f.kind), f.func.c_str(), f.insn.c_str(), f.message.c_str());
+    fprintf(stderr, "==safepoint-fuzz== ERROR: |replay: ./safepoint go-sweep --arch=%s --go=%s --request=%s --stress=%s --pc=%s %s\n",
+            arch.c_str(), p.version.c_str(), request ? "gc" : "sched", kStressName[stress], pcs.c_str(), p.name.c_str());
+  }
+  safepoint::fuzz::SaveArtifact("crash", data, size);
+  abort();
+}
+
+void PrintStats() {
+  if (g == nullptr || g->inputs == 0) return;
+  fprintf(stderr,
+          "go_preempt_fuzz: %zu inputs, %zu probes in %.2f s (%.1f probes/s, guest starts and the unpreempted runs "
+          "included), %zu guests started (%.2f s), %zu PCs unreached; %.2f s reading and disassembling the binaries\n",
+          g->inputs, g->probes, g->probing_s, g->probing_s > 0 ? g->probes / g->probing_s : 0.0, g->guests_started,
+          g->starting_s, g->unreached.size(), g->preparing_s);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  g = new State;
+  const std::string goarch(safepoint::NativePort().go.goarch);
+  std::vector<std::string> names;
+  for (const char* v : kVersions) {
+    std::string dir = Runfile("goprogs/" + std::string(v) + "/" + goarch);
+    if (dir.empty()) continue;
+    if (names.empty()) names = ProgramNames(dir);
+    g->versions++;
+  }
+  if (names.empty() || g->versions != std::size(kVersions)) {
+    fprintf(stderr, "go_preempt_fuzz: the Go programs for %s are not in the runfiles (goprogs/V/%s/): build through Bazel\n",
+            goarch.c_str(), goarch.c_str());
+    exit(2);
+  }
+  g->programs = names.size();
+  for (const std::string& n : names)
+    for (const char* v : kVersions) {
+      Program p;
+      p.name = n;
+      p.version = v;
+      p.path = Runfile("goprogs/" + std::string(v) + "/" + goarch + "/" + n);
+      g->progs.push_back(std::move(p));
+    }
+  if (const char* pin = getenv("SAFEPOINT_GO_FUZZ_PIN"); pin && *pin) {
+    char prog[64] = {}, ver[16] = {}, req[16] = {}, st[16] = {};
+    bool ok = sscanf(pin, "%63s %15s %15s %15s", prog, ver, req, st) == 4;
+    size_t pi = g->progs.size();
+    for (size_t i = 0; ok && i < g->progs.size(); i++)
+      if (g->progs[i].name == prog && g->progs[i].version == ver) pi = i;
+    int stress = -1;
+    for (int i = 0; i < kStresses; i++)
+      if (std::string(st) == kStressName[i]) stress = i;
+    if (!ok || pi == g->progs.size() || stress < 0 || (std::string(req) != "sched" && std::string(req) != "gc")) {
+      fprintf(stderr, "go_preempt_fuzz: SAFEPOINT_GO_FUZZ_PIN=%s: want \"PROGRAM VERSION sched|gc none|collection|traceback\" "
+              "with a program of goprogs/ and a version of 1.19, 1.24, 1.26\n", pin);
+      exit(2);
+    }
+    g->pinned = true;
+    g->pin_prog = pi;
+    g->pin_request = std::string(req) == "gc";
+    g->pin_stress = stress;
+  }
+  safepoint::fuzz::StartStallWatchdog("go_preempt_fuzz", *argc, *argv,
+                                      "bazel run --config=" + std::string(safepoint::NativePort().name) +
+                                          " //fuzz:go_preempt_fuzz -- INPUT");
+  atexit(PrintStats);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  uint8_t in[8] = {};
+  for (size_t i = 0; i < size && i < sizeof in; i++) in[i] = data[i];
+  size_t pi = (in[0] % g->programs) * g->versions + in[1] % g->versions;
+  int request = in[2] & 1, stress = in[3] % kStresses;
+  if (g->pinned) {
+    pi = g->pin_prog;
+    request = g->pin_request;
+    stress = g->pin_stress;
+  }
+  Program& p = g->progs[pi];
+  auto p0 = std::chrono::steady_clock::now();
+  bool prepared = Prepare(p);
+  g->preparing_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+  if (!prepared) {
+    safepoint::fuzz::SaveArtifact("crash", data, size);
+    abort();
+  }
+  const std::vector<uint64_t>& fn = p.insns[(in[4] | in[5] << 8) % p.insns.size()];
+  const uint64_t pc = fn[(in[6] | in[7] << 8) % fn.size()];
+  g->inputs++;
+  if (g->unreached.count({pi, pc})) {
+    g_features[48]++;
+    return 0;
+  }
+  safepoint::fuzz::WatchedExecution watch(data, size);
+  if (g->guests.count(pi) == 0 && g->guests.size() >= kLiveGuests) g->guests.erase(g->guests.begin());
+  auto& guest = g->guests[pi];
+  if (!guest) guest = std::make_unique<GoGuest>(p.path, *p.bin, safepoint::NativePort(), Options(0, 0));
+  guest->SetKind(request ? safepoint::realgo::GoRequest::kGC : safepoint::realgo::GoRequest::kSched, stress == 1, stress == 2);
+  const double reach_s = safepoint::realgo::EmulatorFromEnv().empty() ? 2 : 5;
+  std::vector<GoFinding> findings;
+  auto t0 = std::chrono::steady_clock::now();
+  // At most two tries: the guest running, then a fresh one.
+  for (int attempt = 0; attempt < 2; attempt++) {
+    ProbeResult r;
+    GuestRun ended;
+    size_t started = guest->runs();
+    double start_s = guest->start_seconds();
+    GoGuest::Outcome o = guest->ProbeAt(pc, reach_s, &r, &ended);
+    g->guests_started += guest->runs() - started;
+    g->starting_s += guest->start_seconds() - start_s;
+    GoFinding f;
+    const bool judged_run = ended.error.empty() && !ended.probed.empty() && ended.traceback_pc == 0;
+    if (guest->ended() && judged_run && p.judge.Run(ended, 0, Base(p), &f)) findings.push_back(f);
+    if (o == GoGuest::kError) {
+      f = GoFinding();
+      f.kind = GoFinding::kLost;
+      f.pc = pc;
+      f.func = Hex(pc);
+      f.insn = p.judge.Insn(pc);
+      f.replay = {pc};
+      f.message = "the guest could not run: " + ended.error;
+      findings.push_back(f);
+      break;
+    }
+    if (o == GoGuest::kProbed) {
+      g->probes++;
+      GoCounts c;
+      p.judge.Probe(r, c, findings);
+      if (r.traceback && guest->ended() && p.judge.Traceback(r, ended, &f)) findings.push_back(f);
+      size_t outcome = static_cast<size_t>(r.outcome) % 6;
+      g_features[(outcome * 2 + request) * kStresses + stress]++;
+      g_features[40 + (c.refused_by.empty() ? 0 : c.refused_by.begin()->first.size() % 6)]++;
+      if (r.gc_scanned) g_features[46]++;
+      if (guest->fresh()) g_features[47]++;
+      break;
+    }
+    // Not reached: a fresh guest that did not reach it never will.
+    if (guest->fresh() || attempt == 1) {
+      g->unreached.insert({pi, pc});
+      g_features[49]++;
+      break;
+    }
+  }
+  g->probing_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!findings.empty()) Report(p, request, stress, findings, data, size);
+  return 0;
+}
