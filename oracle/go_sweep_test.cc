@@ -7,7 +7,9 @@
 // the exit change, the save-area oracle the register come back changed).
 #include "oracle/go_sweep.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 
 #include <gtest/gtest.h>
@@ -111,6 +113,100 @@ TEST(GoSweepJudges, TheInvisibilityOracleSeesARegisterChangedAtEveryStop) {
   for (const GoFinding& f : r.findings)
     if (f.kind == GoFinding::kSaveArea)
       EXPECT_NE(f.message.find("register " + std::to_string(layout.ret) + " "), std::string::npos) << f.message;
+}
+
+// The traceback stress over one function: every accepted goroutine's
+// traceback printed by the runtime agrees with the frame table's walk.
+TEST(GoSweepJudges, TheRuntimesTracebackAgreesWithTheFrameTableAtEveryAcceptedStop) {
+  ASSERT_TRUE(Program().bin);
+  GoSweepOptions opt;
+  opt.binary = Program().path;
+  opt.func_regex = "^main\\.nonLeaf$";
+  opt.probe.emulator = realgo::EmulatorFromEnv();
+  opt.probe.traceback = true;
+  if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
+  GoSweepResult r = RunGoSweep(*Program().bin, NativePort(), opt);
+  ASSERT_TRUE(r.fatal.empty()) << r.fatal;
+  EXPECT_TRUE(r.clean()) << GoSweepText(r);
+  EXPECT_GT(r.total.accepted, 0u);
+  EXPECT_EQ(r.total.tracebacks, r.total.accepted + r.total.restarted) << GoSweepText(r);
+  EXPECT_EQ(r.output_differences + r.crashes, 0u) << "a traceback's run is not judged for its exit status";
+}
+
+// Replaces the first occurrence of `from` after `after` in `s` (false: none).
+bool ReplaceAfter(std::string& s, const std::string& after, const std::string& from, const std::string& to) {
+  size_t a = s.find(after);
+  if (a == std::string::npos) return false;
+  size_t at = s.find(from, a + after.size());
+  if (at == std::string::npos) return false;
+  s.replace(at, from.size(), to);
+  return true;
+}
+
+// The traceback judge field by field: a real traceback at one accepted
+// stop, then each thing it compares changed alone.
+TEST(GoSweepJudges, TheTracebackJudgeSeesEachFieldItCompares) {
+  ASSERT_TRUE(Program().bin);
+  const realgo::GoBinary& bin = *Program().bin;
+  GoSweepOptions opt;
+  opt.binary = Program().path;
+  opt.func_regex = "^main\\.nonLeaf$";
+  opt.probe.emulator = realgo::EmulatorFromEnv();
+  opt.probe.traceback = true;
+  if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
+  GoJudge judge;
+  std::string err;
+  ASSERT_TRUE(judge.Init(bin, NativePort(), opt, &err)) << err;
+  // The function's first instruction (its entry: Go accepts there).
+  const realgo::GoFunc* f = bin.FuncNamed("main.nonLeaf");
+  ASSERT_NE(f, nullptr);
+  realgo::ProbeReport rep = realgo::ProbeAll(opt.binary, bin, NativePort(), {f->entry}, opt.probe);
+  ASSERT_EQ(rep.probes.size(), 1u) << rep.fatal;
+  const realgo::ProbeResult& pr = rep.probes[0];
+  ASSERT_EQ(pr.outcome, realgo::ProbeResult::kAccepted) << pr.error;
+  ASSERT_TRUE(pr.traceback);
+  ASSERT_LT(pr.run, rep.runs.size());
+  const realgo::GuestRun& run = rep.runs[pr.run];
+  GoFinding g;
+  ASSERT_FALSE(judge.Traceback(pr, run, &g)) << g.message << "\n" << run.err;
+  char pc_text[32], sp_text[32];
+  snprintf(pc_text, sizeof pc_text, " pc=0x%llx", static_cast<unsigned long long>(pr.resume));
+  snprintf(sp_text, sizeof sp_text, " sp=0x%llx", static_cast<unsigned long long>(pr.at.sp));
+  ASSERT_NE(run.err.find(pc_text), std::string::npos) << run.err;
+  struct Edit {
+    const char* what;
+    std::function<bool(std::string&)> apply;
+    const char* expect;  // in the finding's message
+  };
+  const std::vector<Edit> edits = {
+      {"no SIGQUIT header", [](std::string& e) { return ReplaceAfter(e, "", "SIGQUIT: quit", "SIGQUIT: (gone)"); }, "none printed"},
+      {"an unwinder complaint",
+       [](std::string& e) {
+         e += "runtime: unexpected return pc for main.nonLeaf called from 0x1234\n";
+         return true;
+       },
+       "unexpected return pc"},
+      {"no asyncPreempt frame",
+       [](std::string& e) { return ReplaceAfter(e, "", "runtime.asyncPreempt(", "runtime.somethingElse("); },
+       "starts in runtime.asyncPreempt"},
+      {"the interrupted frame's PC",
+       [&](std::string& e) { return ReplaceAfter(e, "runtime.asyncPreempt(", pc_text, " pc=0x1"); }, "not the resume PC"},
+      {"the interrupted frame's SP",
+       [&](std::string& e) { return ReplaceAfter(e, "runtime.asyncPreempt(", sp_text, " sp=0x8"); }, "SP is 0x8"},
+      {"the caller's PC",
+       [&](std::string& e) { return ReplaceAfter(e, std::string("runtime.asyncPreempt(") , "main.nonLeafLoop", "main.nonLeafLoop") &&
+                                    ReplaceAfter(e, "main.nonLeafLoop(", " pc=0x", " pc=0x1"); },
+       "frame 1"},
+  };
+  for (const Edit& ed : edits) {
+    realgo::GuestRun bad = run;
+    ASSERT_TRUE(ed.apply(bad.err)) << ed.what << ": the edit did not apply to\n" << run.err;
+    GoFinding found;
+    EXPECT_TRUE(judge.Traceback(pr, bad, &found)) << ed.what << ": not seen";
+    EXPECT_NE(found.message.find(ed.expect), std::string::npos) << ed.what << ": " << found.message;
+    EXPECT_EQ(found.kind, GoFinding::kTraceback) << ed.what;
+    EXPECT_EQ(found.pc, pr.pc) << ed.what;
+  }
 }
 
 }  // namespace
