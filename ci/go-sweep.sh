@@ -2,15 +2,19 @@
 # The real Go runtime under test, whole: `safepoint go-sweep` over every
 # program of goprogs/ built by every Go version, on every config (or those
 # given), every instruction of package main (the suite's conformance
-# targets sweep a fixed selection). A Markdown report (a row per config,
-# version and program: instructions, probed, accepted, restarted, refused,
-# disagreements, frame-table and output differences, crashes, probes per
-# second) on standard output and in OUT/report.md; each sweep's JSON and
+# targets sweep a fixed selection), with each kind of request (the
+# scheduler's, the collector's) and each stress asked for (none by
+# default; collection, traceback). A Markdown report (a row per config,
+# version, program, request and stress: instructions, probed, accepted,
+# restarted, refused, disagreements, frame-table, save-area and output
+# differences, crashes, stacks scanned parked, tracebacks judged, probes
+# per second) on standard output and in OUT/report.md; each sweep's JSON and
 # findings file (every finding with the command that replays it alone) in
 # OUT. Exit 1 when any sweep has a finding conformance/go_findings.txt
 # does not record as a bug in Go, 2 on bad input or a failed build.
 #
-#   ci/go-sweep.sh [--arch=amd64,arm64,...] [--go=1.19,1.24,1.26] [--programs=loops,...] [--out=DIR]
+#   ci/go-sweep.sh [--arch=amd64,arm64,...] [--go=1.19,1.24,1.26] [--programs=loops,...]
+#                  [--requests=sched,gc] [--stress=none,collection,traceback] [--out=DIR]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.." || exit 2
@@ -18,6 +22,8 @@ SP_TOP=$(pwd)
 . platforms/toolchains/ports.sh
 mapfile -t configs < <(for c in $(sp_configs); do sp_config_sanitized "$c" || echo "$c"; done)
 versions=(1.19 1.24 1.26)
+requests=(sched gc)
+stresses=(none)
 programs=()
 out=go-sweep-out
 for a in "$@"; do
@@ -28,13 +34,21 @@ for a in "$@"; do
       IFS=, read -r -a configs <<<"${a#--arch=}" ;;
     --go=*) IFS=, read -r -a versions <<<"${a#--go=}" ;;
     --programs=*) IFS=, read -r -a programs <<<"${a#--programs=}" ;;
+    --requests=*) IFS=, read -r -a requests <<<"${a#--requests=}" ;;
+    --stress=*) IFS=, read -r -a stresses <<<"${a#--stress=}" ;;
     --out=*) out=${a#--out=} ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "ci/go-sweep.sh: unknown flag '$a'" >&2; exit 2 ;;
   esac
 done
 for v in "${versions[@]}"; do
   case "$v" in 1.19|1.24|1.26) ;; *) echo "ci/go-sweep.sh: --go=$v: want 1.19, 1.24 or 1.26" >&2; exit 2 ;; esac
+done
+for r in "${requests[@]}"; do
+  case "$r" in sched|gc) ;; *) echo "ci/go-sweep.sh: --requests=$r: want sched or gc" >&2; exit 2 ;; esac
+done
+for x in "${stresses[@]}"; do
+  case "$x" in none|collection|traceback) ;; *) echo "ci/go-sweep.sh: --stress=$x: want none, collection or traceback" >&2; exit 2 ;; esac
 done
 [ ${#programs[@]} -gt 0 ] || mapfile -t programs < <(cd goprogs && ls -d */ | tr -d / | while read -r p; do [ -f "$p/main.go" ] && echo "$p"; done)
 for p in "${programs[@]}"; do
@@ -58,18 +72,20 @@ for c in "${configs[@]}"; do
   bin=$(bazel info -c opt --config="$c" bazel-bin 2>/dev/null)
   for v in "${versions[@]}"; do
     for p in "${programs[@]}"; do
-      base=$out/$c-go$v-$p
-      echo "ci/go-sweep.sh: $c, Go $v, $p" >&2
-      platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json --findings="$base.findings.txt" \
-        "$bin/goprogs/$v/$port/$p" >"$base.json" 2>"$base.log"
+     for req in "${requests[@]}"; do
+      for st in "${stresses[@]}"; do
+      base=$out/$c-go$v-$p-$req-$st
+      echo "ci/go-sweep.sh: $c, Go $v, $p, --request=$req --stress=$st" >&2
+      platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json --request="$req" --stress="$st" \
+        --findings="$base.findings.txt" "$bin/goprogs/$v/$port/$p" >"$base.json" 2>"$base.log"
       status=$?
-      python3 - "$base.json" "$c" "$v" "$p" "$status" conformance/go_findings.txt >>"$rows" <<'PY' || rc=1
+      python3 - "$base.json" "$c" "$v" "$p" "$status" conformance/go_findings.txt "$req" "$st" >>"$rows" <<'PY' || rc=1
 import json, sys
-path, config, version, program, status, records = sys.argv[1:7]
+path, config, version, program, status, records, request, stress = sys.argv[1:9]
 try:
     d = json.load(open(path))
 except Exception as e:
-    print("\t".join([config, version, program] + ["?"] * 10 + ["no report (exit %s): %s" % (status, e)]))
+    print("\t".join([config, version, program, request, stress] + ["?"] * 13 + ["no report (exit %s): %s" % (status, e)]))
     sys.exit(1)
 t = d["total"]
 known = []
@@ -82,17 +98,19 @@ def recorded(f):
 new = [f for f in d["findings"] if not recorded(f)]
 rate = t["probed"] / d["seconds"] if d["seconds"] else 0
 note = d["fatal"] or ("; ".join("%s %s" % (f["kind"], f["func"]) for f in new[:3]) + (" ..." if len(new) > 3 else ""))
-print("\t".join(str(x) for x in [config, version, program, t["instructions"], t["probed"], t["accepted"], t["restarted"],
-      t["refused"], t["disagreements"], t["frame_differences"], d["output_differences"], d["crashes"],
-      "%.0f" % rate, note or "clean"]))
+print("\t".join(str(x) for x in [config, version, program, request, stress, t["instructions"], t["probed"], t["accepted"],
+      t["restarted"], t["refused"], t["disagreements"], t["frame_differences"], t["saved_differences"],
+      d["output_differences"], d["crashes"], t["gc_scanned"], t["tracebacks"], "%.1f" % rate, note or "clean"]))
 sys.exit(1 if new or d["fatal"] else 0)
 PY
+      done
+     done
     done
   done
 done
 {
-  echo "| config | Go | program | insns | probed | accepted | restarted | refused | disagree | frame | output | crashes | probes/s | |"
-  echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| config | Go | program | request | stress | insns | probed | accepted | restarted | refused | disagree | frame | save area | output | crashes | scanned parked | tracebacks | probes/s | |"
+  echo "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   sed 's/\t/ | /g; s/^/| /; s/$/ |/' "$rows"
 } >"$out/report.md"
 cat "$out/report.md"
