@@ -217,6 +217,16 @@ struct PortInfo {
       uint64_t mask;
     };
     std::vector<Preserved> preserved;
+    // The floating-point / vector registers asyncPreempt gives back
+    // unchanged, by the name a tracer reads them by (realgo/tracer.h's
+    // VecRegsFor: GDB's): the low `bytes` bytes count. What every Go version
+    // the harness runs (1.19, 1.24, 1.26) restores, as their binaries show;
+    // a register only some restore is not listed (each port.cc says which).
+    struct PreservedVec {
+      std::string_view name;
+      uint32_t bytes;  // the low `bytes` bytes count
+    };
+    std::vector<PreservedVec> preserved_vec;
     // The length of a call instruction ending exactly at `end` (`before`
     // bytes of code precede it, `end` excluded), 0 when none could; a
     // variable-length encoding answers for every call form Go emits.

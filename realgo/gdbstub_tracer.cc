@@ -13,6 +13,12 @@
 //   anything else: we ack each packet at once, before sending anything. A
 //   stop reply resent (the same bytes for a thread already known stopped) is
 //   dropped; any other packet that matches nothing is a desync.
+// - Its 'g' reply holds only the target's core registers (on x86-64 they
+//   run to xmm15 and mxcsr; on aarch64, loongarch64 and riscv64 they end
+//   before the FP registers): the others are read one at a time with 'p',
+//   by the numbers its target description (qXfer:features:read) gives.
+//   It reads the ack of each answer with a one-byte read of its own before
+//   the next packet, so an ack may go out in one write with that packet.
 // - Breakpoints live in the translator, not in memory (invisible to reads);
 //   a breakpoint hit leaves the PC at its address; a signal given with
 //   C/vCont;C at a breakpoint is delivered before the instruction runs.
@@ -169,6 +175,74 @@ class GdbstubTracer : public Tracer {
     return true;
   }
 
+  bool ReadVecRegs(int tid, std::vector<VecReg>* out, std::string* err) override {
+    if (!HeldCheck(tid, err) || !VecLayout(err) || !SelectThread(tid, err)) return false;
+    if (vec_from_g_ < 0 && !DecideVecSource(err)) return false;
+    out->clear();
+    out->reserve(vec_.size());
+    std::string g;
+    if (vec_from_g_ == 1 && !Command("g", &g, err)) return false;
+    // One 'p' after another, each answer's ack sent with the next 'p' (one
+    // write and one wake-up of the stub fewer a register); the last acked
+    // at once. QEMU's user-mode stub reads our ack with a one-byte read
+    // after its answer, then the next packet: nothing else is in between.
+    struct Deferred {
+      GdbstubTracer* t;
+      ~Deferred() {
+        t->defer_ack_ = false;
+        std::string e;
+        if (!t->FlushAck(&e)) t->Break("acking an answer: " + e);
+      }
+    } deferred{this};
+    for (const VecSlot& v : vec_) {
+      defer_ack_ = vec_from_g_ != 1 && &v != &vec_.back();
+      std::string hex;
+      if (vec_from_g_ == 1) {
+        if (static_cast<size_t>(2 * (v.g_off + v.wire)) > g.size()) {
+          *err = "'g' answer too short for " + v.name + " (" + std::to_string(g.size()) + " digits)";
+          return false;
+        }
+        hex = g.substr(2 * v.g_off, 2 * v.wire);
+      } else if (!ReadOneVec(v, &hex, err)) {
+        return false;
+      }
+      VecReg r{v.name, {}};
+      if (!rsp::FromHex(hex, &r.bytes) || static_cast<int>(r.bytes.size()) != v.wire) {
+        *err = v.name + " (register " + std::to_string(v.regno) + ") read as '" + hex.substr(0, 40) + "'";
+        return false;
+      }
+      r.bytes.resize(v.bytes);  // little-endian: the low bytes
+      out->push_back(std::move(r));
+    }
+    return true;
+  }
+
+  bool WriteVecReg(int tid, const std::string& name, const std::vector<uint8_t>& bytes,
+                   std::string* err) override {
+    if (!HeldCheck(tid, err) || !VecLayout(err)) return false;
+    const VecSlot* slot = nullptr;
+    for (const VecSlot& v : vec_)
+      if (v.name == name) slot = &v;
+    if (!slot) {
+      *err = "no vector register '" + name + "' on ELF machine " + std::to_string(machine_);
+      return false;
+    }
+    if (static_cast<int>(bytes.size()) != slot->bytes) {
+      *err = name + " has " + std::to_string(slot->bytes) + " bytes, not " + std::to_string(bytes.size());
+      return false;
+    }
+    std::vector<uint8_t> wire = bytes;
+    wire.resize(slot->wire, 0);  // riscv64's fcsr: 8 bytes on the wire, the upper 4 zero
+    if (!SelectThread(tid, err)) return false;
+    std::string r;
+    if (!Command("P" + Hex(slot->regno) + "=" + rsp::ToHex(wire.data(), wire.size()), &r, err)) return false;
+    if (r != "OK") {
+      *err = "P" + Hex(slot->regno) + " (" + name + ") answered '" + r + "'";
+      return false;
+    }
+    return true;
+  }
+
   bool ReadMemory(uint64_t addr, void* buf, size_t n, std::string* err) override {
     if (!Usable(err)) return false;
     uint8_t* p = static_cast<uint8_t*>(buf);
@@ -288,6 +362,138 @@ class GdbstubTracer : public Tracer {
 
  private:
   size_t read_chunk_ = 1024;  // bytes per memory read (from the stub's PacketSize)
+
+  // --- the vector registers: where the stub has them ---
+
+  struct VecSlot {
+    std::string name;  // as VecRegsFor spells it
+    int bytes = 0;     // as ReadVecRegs returns it
+    int regno = -1;    // the stub's register number
+    int wire = 0;      // bytes the stub sends for it (its bitsize / 8)
+    long g_off = -1;   // byte offset in the 'g' reply by the description, -1: none
+  };
+
+  // One document of the target description (qXfer:features:read), in
+  // chunks the stub's packet takes.
+  bool ReadFeature(const std::string& annex, std::string* xml, std::string* err) {
+    xml->clear();
+    for (int i = 0; i < 256; ++i) {
+      std::string r;
+      if (!Command("qXfer:features:read:" + annex + ":" + Hex(xml->size()) + "," + Hex(xfer_chunk_), &r, err))
+        return false;
+      if (r.empty() || (r[0] != 'm' && r[0] != 'l')) {
+        *err = "qXfer:features:read:" + annex + " answered '" + r.substr(0, 40) + "'";
+        return false;
+      }
+      xml->append(r, 1, std::string::npos);
+      if (r[0] == 'l') return true;
+      if (r.size() == 1) break;  // 'm' with nothing: it would never end
+    }
+    *err = "qXfer:features:read:" + annex + " did not end";
+    return false;
+  }
+
+  // The register numbers of VecRegsFor(machine_) by name from the target
+  // description, once per tracer. The walk stops at the last one found: the
+  // documents after it (aarch64's system registers) are not read.
+  bool VecLayout(std::string* err) {
+    if (vec_ready_) return true;
+    if (!vec_error_.empty()) {
+      *err = vec_error_;
+      return false;
+    }
+    vec_.clear();
+    std::map<std::string, size_t> index;  // a name in the description -> its slot
+    for (const VecRegInfo& w : VecRegsFor(machine_)) {
+      index[w.name] = vec_.size();
+      vec_.push_back(VecSlot{w.name, w.bytes});
+    }
+    if (vec_.empty()) {
+      *err = "no vector registers known for ELF machine " + std::to_string(machine_);
+      return false;
+    }
+    if (machine_ == kEmRiscv) {
+      // GDB's riscv fpu feature names them by their ABI role.
+      const char* abi[32] = {"ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0",  "fs1", "fa0",
+                             "fa1", "fa2", "fa3", "fa4", "fa5", "fa6", "fa7", "fs2", "fs3",  "fs4", "fs5",
+                             "fs6", "fs7", "fs8", "fs9", "fs10", "fs11", "ft8", "ft9", "ft10", "ft11"};
+      for (int i = 0; i < 32; ++i) index[abi[i]] = index["f" + std::to_string(i)];
+    }
+    std::map<int, int> bits;  // regnum -> bitsize, of every register walked
+    size_t found = 0;
+    std::string xml;
+    auto fetch = [&](const std::string& href, std::string* out, std::string* e) { return ReadFeature(href, out, e); };
+    bool ok = ReadFeature("target.xml", &xml, err) &&
+              rsp::WalkTargetDescription(
+                  xml, fetch,
+                  [&](const rsp::TdescReg& r) {
+                    bits[r.regnum] = r.bitsize;
+                    auto it = index.find(r.name);
+                    if (it != index.end() && vec_[it->second].regno < 0) {
+                      vec_[it->second].regno = r.regnum;
+                      vec_[it->second].wire = r.bitsize / 8;
+                      ++found;
+                    }
+                    return found < vec_.size();
+                  },
+                  err);
+    if (!ok) {
+      if (!broken_.empty()) return false;  // the connection's failure, not the description's
+      vec_error_ = "the gdbstub's target description: " + *err;
+      *err = vec_error_;
+      return false;
+    }
+    std::string missing;
+    for (const VecSlot& v : vec_) {
+      if (v.regno < 0) missing += " " + v.name;
+      else if (v.wire < v.bytes) missing += " " + v.name + "(" + std::to_string(v.wire) + " bytes)";
+    }
+    if (!missing.empty()) {
+      vec_error_ = "the gdbstub's target description lacks" + missing;
+      *err = vec_error_;
+      return false;
+    }
+    // Where each would be in a 'g' reply: after every register numbered
+    // below it, by their sizes (none when a number is missing).
+    for (VecSlot& v : vec_) {
+      long off = 0;
+      for (int n = 0; n < v.regno && off >= 0; ++n) {
+        auto b = bits.find(n);
+        off = b == bits.end() || b->second % 8 ? -1 : off + b->second / 8;
+      }
+      v.g_off = off;
+    }
+    vec_ready_ = true;
+    return true;
+  }
+
+  bool ReadOneVec(const VecSlot& v, std::string* hex, std::string* err) {
+    if (!Command("p" + Hex(v.regno), hex, err)) return false;
+    if (hex->size() != static_cast<size_t>(2 * v.wire)) {
+      *err = "p" + Hex(v.regno) + " (" + v.name + ") answered '" + hex->substr(0, 40) + "'";
+      return false;
+    }
+    return true;
+  }
+
+  // Whether the 'g' reply holds them all (QEMU's x86-64 stub: its core
+  // registers run to mxcsr), checked against 'p' for the first and the
+  // last; else one 'p' each. Decided once; the thread is selected.
+  bool DecideVecSource(std::string* err) {
+    std::string g;
+    if (!Command("g", &g, err)) return false;
+    bool in_g = true;
+    for (const VecSlot& v : vec_)
+      if (v.g_off < 0 || 2 * (v.g_off + v.wire) > static_cast<long>(g.size())) in_g = false;
+    for (const VecSlot* v : {&vec_.front(), &vec_.back()}) {
+      if (!in_g) break;
+      std::string hex;
+      if (!ReadOneVec(*v, &hex, err)) return false;
+      if (g.compare(2 * v->g_off, 2 * v->wire, hex) != 0) in_g = false;
+    }
+    vec_from_g_ = in_g ? 1 : 0;
+    return true;
+  }
   Stop Error(const std::string& e) {
     Stop s;
     s.kind = Stop::kError;
@@ -405,6 +611,8 @@ class GdbstubTracer : public Tracer {
       unsigned long size = at == std::string::npos ? 0 : strtoul(r.c_str() + at + 11, nullptr, 16);
       read_chunk_ = size >= 2 * 1024 + 32 ? (size - 32) / 2 : 1024;
       if (read_chunk_ > 64 * 1024) read_chunk_ = 64 * 1024;
+      // A description chunk is sent escaped: at most twice its bytes.
+      xfer_chunk_ = size >= 2 * 0x800 + 32 ? 0x800 : 0x200;
     }
     // The first stop: the program at its entry.
     if (!SendPacket("?", err)) return false;
@@ -501,6 +709,10 @@ class GdbstubTracer : public Tracer {
     for (;;) {
       if (dec_.Next(item)) {
         if (item->kind == rsp::Item::kPacket) {
+          if (defer_ack_ && !rsp::LooksLikeStopReply(item->payload)) {
+            ack_owed_ = true;  // sent with the next packet (SendPacket) or by FlushAck
+            return true;
+          }
           if (!WriteAll("+", err)) return false;
         } else if (item->kind == rsp::Item::kBadPacket) {
           if (!WriteAll("-", err)) return false;
@@ -542,7 +754,10 @@ class GdbstubTracer : public Tracer {
     const std::string frame = rsp::Frame(payload);
     double deadline = NowSeconds() + kCommandTimeout;
     for (int tries = 0; tries < 5; ++tries) {
-      if (!WriteAll(frame, err)) return false;
+      // An answer's ack owed goes first, in the same write: the stub reads
+      // it (one byte) before it reads the packet.
+      if (!WriteAll(ack_owed_ ? "+" + frame : frame, err)) return false;
+      ack_owed_ = false;
       for (;;) {
         rsp::Item it;
         if (!NextItem(deadline, &it, err)) {
@@ -569,6 +784,13 @@ class GdbstubTracer : public Tracer {
     *err = "'" + payload.substr(0, 30) + "' refused five times";
     Break(*err);
     return false;
+  }
+
+  // Acks an answer whose ack was deferred (defer_ack_), if any.
+  bool FlushAck(std::string* err) {
+    if (!ack_owed_) return true;
+    ack_owed_ = false;
+    return WriteAll("+", err);
   }
 
   // Sends a command and returns its answer; stop replies met on the way
@@ -745,6 +967,13 @@ class GdbstubTracer : public Tracer {
   std::map<int, Stop> held_;
   std::map<long, std::string> last_payload_;
   std::deque<rsp::StopReply> pending_;
+  size_t xfer_chunk_ = 0x800;  // bytes of a description per qXfer (below the stub's PacketSize)
+  std::vector<VecSlot> vec_;
+  bool vec_ready_ = false;
+  std::string vec_error_;  // the description lacks them: said again on each call
+  int vec_from_g_ = -1;    // -1 undecided, 0 'p' a register, 1 the 'g' reply
+  bool defer_ack_ = false;  // answers (not stop replies) are acked with the next packet
+  bool ack_owed_ = false;   // an answer's ack not yet sent
 };
 
 }  // namespace

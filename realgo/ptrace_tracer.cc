@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -52,6 +53,34 @@ bool LayoutFor(uint16_t m, RegLayout* out) {
     case kEmRiscv: *out = RegLayout{32, 2, 10, 33}; return true;
   }
   return false;
+}
+
+std::vector<VecRegInfo> VecRegsFor(uint16_t m) {
+  std::vector<VecRegInfo> v;
+  auto run = [&](const char* prefix, int n, int bytes) {
+    for (int i = 0; i < n; ++i) v.push_back({prefix + std::to_string(i), bytes});
+  };
+  switch (m) {
+    case kEmX86_64:
+      run("xmm", 16, 16);
+      v.push_back({"mxcsr", 4});
+      break;
+    case kEmAarch64:
+      run("v", 32, 16);
+      v.push_back({"fpsr", 4});
+      v.push_back({"fpcr", 4});
+      break;
+    case kEmLoongarch:
+      run("f", 32, 8);
+      run("fcc", 8, 1);
+      v.push_back({"fcsr", 4});
+      break;
+    case kEmRiscv:
+      run("f", 32, 8);
+      v.push_back({"fcsr", 4});
+      break;
+  }
+  return v;
 }
 
 uint16_t ElfMachineOf(const std::string& path) {
@@ -265,6 +294,45 @@ class PtraceTracer : public Tracer {
     return true;
   }
 
+  // The FXSAVE image PTRACE_GETFPREGS gives: MXCSR at byte 24, XMM0-15 at 160.
+  static_assert(offsetof(user_fpregs_struct, mxcsr) == 24, "mxcsr");
+  static_assert(offsetof(user_fpregs_struct, xmm_space) == 160, "xmm_space");
+
+  bool ReadVecRegs(int tid, std::vector<VecReg>* out, std::string* err) override {
+    user_fpregs_struct f;
+    if (!HeldCheck(tid, err) || !GetFpRegs(tid, &f, err)) return false;
+    const uint8_t* raw = reinterpret_cast<const uint8_t*>(&f);
+    out->clear();
+    for (const VecRegInfo& r : VecRegsFor(kEmX86_64)) {
+      size_t off = FpOffset(r.name);
+      out->push_back({r.name, std::vector<uint8_t>(raw + off, raw + off + r.bytes)});
+    }
+    return true;
+  }
+
+  bool WriteVecReg(int tid, const std::string& name, const std::vector<uint8_t>& bytes,
+                   std::string* err) override {
+    int size = 0;
+    for (const VecRegInfo& r : VecRegsFor(kEmX86_64))
+      if (name == r.name) size = r.bytes;
+    if (size == 0) {
+      *err = "no vector register '" + name + "' on x86-64";
+      return false;
+    }
+    if (static_cast<int>(bytes.size()) != size) {
+      *err = name + " has " + std::to_string(size) + " bytes, not " + std::to_string(bytes.size());
+      return false;
+    }
+    user_fpregs_struct f;
+    if (!HeldCheck(tid, err) || !GetFpRegs(tid, &f, err)) return false;
+    memcpy(reinterpret_cast<uint8_t*>(&f) + FpOffset(name), bytes.data(), bytes.size());
+    if (ptrace(PTRACE_SETFPREGS, tid, nullptr, &f) != 0) {
+      *err = "PTRACE_SETFPREGS(" + std::to_string(tid) + "): " + strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
   bool ReadMemory(uint64_t addr, void* buf, size_t n, std::string* err) override {
     if (!Alive(err) || !RawRead(addr, buf, n, err)) return false;
     uint8_t* p = static_cast<uint8_t*>(buf);
@@ -406,6 +474,20 @@ class PtraceTracer : public Tracer {
       return false;
     }
     return true;
+  }
+
+  bool GetFpRegs(int tid, user_fpregs_struct* f, std::string* err) {
+    if (ptrace(PTRACE_GETFPREGS, tid, nullptr, f) != 0) {
+      *err = "PTRACE_GETFPREGS(" + std::to_string(tid) + "): " + strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
+  // Where a VecRegsFor(kEmX86_64) register is in user_fpregs_struct.
+  static size_t FpOffset(const std::string& name) {
+    if (name == "mxcsr") return offsetof(user_fpregs_struct, mxcsr);
+    return offsetof(user_fpregs_struct, xmm_space) + 16 * static_cast<size_t>(atoi(name.c_str() + 3));
   }
 
   bool RawRead(uint64_t addr, void* buf, size_t n, std::string* err) {
@@ -638,6 +720,10 @@ class NoPtraceTracer : public Tracer {
   bool ClearBreakpoint(uint64_t, std::string* err) override { return No(err); }
   bool ReadRegs(int, std::vector<uint64_t>*, std::string* err) override { return No(err); }
   bool WriteReg(int, int, uint64_t, std::string* err) override { return No(err); }
+  bool ReadVecRegs(int, std::vector<VecReg>*, std::string* err) override { return No(err); }
+  bool WriteVecReg(int, const std::string&, const std::vector<uint8_t>&, std::string* err) override {
+    return No(err);
+  }
   bool ReadMemory(uint64_t, void*, size_t, std::string* err) override { return No(err); }
   bool WriteMemory(uint64_t, const void*, size_t, std::string* err) override { return No(err); }
   bool Continue(int, int, std::string* err) override { return No(err); }

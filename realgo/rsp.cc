@@ -370,4 +370,115 @@ int LinuxToGdbSignal(int s) {
   return 0;
 }
 
+namespace {
+
+// The attributes of one tag's text (between '<' and '>', the name first):
+// key="value" or key='value'.
+std::map<std::string, std::string> Attributes(const std::string& tag) {
+  std::map<std::string, std::string> out;
+  size_t i = 0;
+  auto space = [&] {
+    while (i < tag.size() && (tag[i] == ' ' || tag[i] == '\t' || tag[i] == '\n' || tag[i] == '\r')) ++i;
+  };
+  while (i < tag.size() && !(tag[i] == ' ' || tag[i] == '\t' || tag[i] == '\n' || tag[i] == '\r')) ++i;
+  for (;;) {
+    space();
+    size_t k = i;
+    while (i < tag.size() && tag[i] != '=' && tag[i] != ' ' && tag[i] != '/' && tag[i] != '\t' &&
+           tag[i] != '\n' && tag[i] != '\r')
+      ++i;
+    if (i == k) break;
+    std::string key = tag.substr(k, i - k);
+    space();
+    if (i >= tag.size() || tag[i] != '=') continue;  // a bare word: no value
+    ++i;
+    space();
+    if (i >= tag.size() || (tag[i] != '"' && tag[i] != '\'')) break;
+    char q = tag[i++];
+    size_t e = tag.find(q, i);
+    if (e == std::string::npos) break;
+    out[key] = tag.substr(i, e - i);
+    i = e + 1;
+  }
+  return out;
+}
+
+bool ParseInt(const std::string& s, int* v) {
+  if (s.empty() || s.size() > 9) return false;
+  int n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + (c - '0');
+  }
+  *v = n;
+  return true;
+}
+
+// One document of the walk; false: stop (*stopped) or fail (*err).
+bool WalkDocument(const std::string& xml, int depth, const TdescFetch& fetch, const TdescVisit& visit,
+                  int* next, bool* stopped, std::string* err) {
+  size_t i = 0;
+  while (i < xml.size()) {
+    size_t lt = xml.find('<', i);
+    if (lt == std::string::npos) break;
+    if (xml.compare(lt, 4, "<!--") == 0) {
+      size_t e = xml.find("-->", lt + 4);
+      if (e == std::string::npos) break;
+      i = e + 3;
+      continue;
+    }
+    size_t gt = xml.find('>', lt);
+    if (gt == std::string::npos) break;
+    std::string tag = xml.substr(lt + 1, gt - lt - 1);
+    i = gt + 1;
+    size_t name_end = tag.find_first_of(" \t\n\r/");
+    std::string name = tag.substr(0, name_end);
+    bool include = name == "include" || (name.size() > 8 && name.compare(name.size() - 8, 8, ":include") == 0);
+    if (include) {
+      auto a = Attributes(tag);
+      auto h = a.find("href");
+      if (h == a.end()) {
+        *err = "target description: an include without href: <" + tag + ">";
+        return false;
+      }
+      if (depth >= 8) {
+        *err = "target description: includes nested deeper than 8 (" + h->second + ")";
+        return false;
+      }
+      std::string sub;
+      if (!fetch(h->second, &sub, err)) return false;
+      if (!WalkDocument(sub, depth + 1, fetch, visit, next, stopped, err)) return false;
+      continue;
+    }
+    if (name != "reg") continue;
+    auto a = Attributes(tag);
+    TdescReg r;
+    auto n = a.find("name");
+    auto b = a.find("bitsize");
+    if (n == a.end() || b == a.end() || !ParseInt(b->second, &r.bitsize)) {
+      *err = "target description: a <reg> without a name or bitsize: <" + tag + ">";
+      return false;
+    }
+    r.name = n->second;
+    auto rn = a.find("regnum");
+    if (rn == a.end() || !ParseInt(rn->second, &r.regnum)) r.regnum = *next;
+    *next = r.regnum + 1;
+    if (!visit(r)) {
+      *stopped = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool WalkTargetDescription(const std::string& xml, const TdescFetch& fetch, const TdescVisit& visit,
+                           std::string* err) {
+  int next = 0;
+  bool stopped = false;
+  if (WalkDocument(xml, 0, fetch, visit, &next, &stopped, err)) return true;
+  return stopped;
+}
+
 }  // namespace safepoint::realgo::rsp

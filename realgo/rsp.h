@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -91,6 +92,27 @@ struct StopReply {
 // (hex data, "OK", "Enn", "" or "PacketSize=...").
 bool LooksLikeStopReply(const std::string& payload);
 bool ParseStopReply(const std::string& payload, StopReply* out, std::string* err);
+
+// One register of a target description (GDB's target XML, as the stub
+// sends it for qXfer:features:read).
+struct TdescReg {
+  std::string name;
+  int regnum = 0;
+  int bitsize = 0;
+};
+
+// Walks a target description in document order: the <reg> elements of
+// `xml`, each <xi:include href="..."/> replaced by the registers of the
+// document `fetch` returns for its href (nested at most 8 deep), comments
+// skipped. Numbers as GDB gives them: the regnum attribute where there is
+// one, else one more than the register before (the first, 0). `visit` is
+// called for each register and returns false to stop the walk there (the
+// documents included after it are not fetched). False, with *err, when a
+// fetch fails or a <reg> lacks a name or a bitsize.
+using TdescFetch = std::function<bool(const std::string& href, std::string* xml, std::string* err)>;
+using TdescVisit = std::function<bool(const TdescReg& reg)>;
+bool WalkTargetDescription(const std::string& xml, const TdescFetch& fetch, const TdescVisit& visit,
+                           std::string* err);
 
 // GDB's signal numbers (gdb/signals.def) against Linux's generic ones (the
 // numbering of x86-64, arm64, loong64, riscv64). 0 when there is none.

@@ -1,5 +1,6 @@
 #include "realgo/rsp.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -230,6 +231,69 @@ TEST(Rsp, Hex) {
   EXPECT_FALSE(ParseLeHex("xxxxxxxx", &v));
   ASSERT_TRUE(ParseHexNumber("2b1f", &v));
   EXPECT_EQ(v, 0x2b1fu);
+}
+
+// A description as QEMU sends them: includes in order, registers numbered
+// on from the one before unless a regnum says otherwise, a commented-out
+// register not counted.
+TEST(Rsp, TargetDescriptionWalk) {
+  std::map<std::string, std::string> docs = {
+      {"core.xml",
+       "<?xml version=\"1.0\"?><!DOCTYPE feature SYSTEM \"gdb-target.dtd\">\n"
+       "<feature name=\"core\">\n"
+       "  <reg name=\"r0\" bitsize=\"64\" regnum=\"0\"/>\n"
+       "  <reg name='r1' bitsize='64' type=\"int\"/>\n"
+       "  <!-- <reg name=\"gone\" bitsize=\"64\"/> -->\n"
+       "  <reg name=\"flags\" bitsize=\"32\"/>\n"
+       "</feature>\n"},
+      {"fpu.xml",
+       "<feature name=\"fpu\"><vector id=\"v\" type=\"uint8\" count=\"16\"/>"
+       "<reg name=\"v0\" bitsize=\"128\" regnum=\"34\" type=\"v\"/><reg name=\"v1\" bitsize=\"128\"/>"
+       "<reg name=\"fpsr\" bitsize=\"32\"/></feature>"},
+      {"sys.xml", "<feature name=\"sys\"><reg name=\"FPSR\" bitsize=\"64\" regnum=\"185\"/></feature>"},
+  };
+  const std::string target =
+      "<?xml version=\"1.0\"?><!DOCTYPE target SYSTEM \"gdb-target.dtd\"><target>"
+      "<architecture>aarch64</architecture><xi:include href=\"core.xml\"/>"
+      "<xi:include href=\"fpu.xml\"/><xi:include href=\"sys.xml\"/></target>";
+  std::vector<std::string> fetched;
+  auto fetch = [&](const std::string& href, std::string* xml, std::string* err) {
+    fetched.push_back(href);
+    auto it = docs.find(href);
+    if (it == docs.end()) {
+      *err = "no " + href;
+      return false;
+    }
+    *xml = it->second;
+    return true;
+  };
+  std::vector<TdescReg> regs;
+  std::string err;
+  ASSERT_TRUE(WalkTargetDescription(
+      target, fetch, [&](const TdescReg& r) { regs.push_back(r); return true; }, &err))
+      << err;
+  std::string got;
+  for (const TdescReg& r : regs) got += r.name + ":" + std::to_string(r.regnum) + "/" + std::to_string(r.bitsize) + " ";
+  EXPECT_EQ(got, "r0:0/64 r1:1/64 flags:2/32 v0:34/128 v1:35/128 fpsr:36/32 FPSR:185/64 ");
+
+  // Stopped at fpsr: sys.xml is not fetched.
+  fetched.clear();
+  regs.clear();
+  ASSERT_TRUE(WalkTargetDescription(
+      target, fetch, [&](const TdescReg& r) { regs.push_back(r); return r.name != "fpsr"; }, &err))
+      << err;
+  EXPECT_EQ(regs.size(), 6u);
+  EXPECT_EQ(fetched, (std::vector<std::string>{"core.xml", "fpu.xml"}));
+
+  // A missing document, a register without a size, includes in a loop.
+  docs.erase("fpu.xml");
+  EXPECT_FALSE(WalkTargetDescription(target, fetch, [](const TdescReg&) { return true; }, &err));
+  EXPECT_NE(err.find("no fpu.xml"), std::string::npos) << err;
+  EXPECT_FALSE(WalkTargetDescription("<reg name=\"x\"/>", fetch, [](const TdescReg&) { return true; }, &err));
+  docs["loop.xml"] = "<xi:include href=\"loop.xml\"/>";
+  EXPECT_FALSE(
+      WalkTargetDescription("<xi:include href=\"loop.xml\"/>", fetch, [](const TdescReg&) { return true; }, &err));
+  EXPECT_NE(err.find("deeper"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -56,6 +56,27 @@ bool LayoutFor(uint16_t elf_machine, RegLayout* out);
 // e_machine of an ELF file (0 when it cannot be read).
 uint16_t ElfMachineOf(const std::string& path);
 
+// A floating-point or vector register, or its control/status register, by
+// GDB's (lower-case) name; `bytes` little-endian, as the register holds them.
+struct VecReg {
+  std::string name;
+  std::vector<uint8_t> bytes;
+};
+
+// What ReadVecRegs returns on each architecture, in this order:
+//   x86-64:      xmm0..xmm15 (16 bytes each), mxcsr (4)
+//   aarch64:     v0..v31 (16 bytes each), fpsr (4), fpcr (4)
+//   loongarch64: f0..f31 (8 bytes each: the low 64 bits of the LSX/LASX
+//                registers), fcc0..fcc7 (1 byte each), fcsr (4)
+//   riscv64:     f0..f31 (8 bytes each; GDB also calls them ft0, fs0, fa0
+//                ...), fcsr (4: QEMU's stub sends 8, of which the low 4)
+// Natively (ptrace) only x86-64. Empty for a machine the tracers do not know.
+struct VecRegInfo {
+  std::string name;
+  int bytes;
+};
+std::vector<VecRegInfo> VecRegsFor(uint16_t elf_machine);
+
 class Tracer {
  public:
   virtual ~Tracer() = default;
@@ -72,6 +93,17 @@ class Tracer {
   // general registers and those listed (regs->size() says how many).
   virtual bool ReadRegs(int tid, std::vector<uint64_t>* regs, std::string* err) = 0;
   virtual bool WriteReg(int tid, int regno, uint64_t value, std::string* err) = 0;
+  // The floating-point / vector registers of a stopped thread, every one
+  // VecRegsFor lists for the program's machine, in that order and of those
+  // sizes. ptrace: PTRACE_GETFPREGS. gdbstub: the register numbers found by
+  // name in the stub's target description (read once per tracer), the
+  // values from the 'g' reply where it holds them (x86-64 under QEMU), else
+  // one 'p' a register.
+  virtual bool ReadVecRegs(int tid, std::vector<VecReg>* out, std::string* err) = 0;
+  // Writes one of them: `name` as VecRegsFor spells it, exactly its size in
+  // `bytes`. False, with *err, for an unknown name or a wrong size.
+  virtual bool WriteVecReg(int tid, const std::string& name, const std::vector<uint8_t>& bytes,
+                           std::string* err) = 0;
   // Breakpoints are invisible to ReadMemory and survive WriteMemory.
   virtual bool ReadMemory(uint64_t addr, void* buf, size_t n, std::string* err) = 0;
   virtual bool WriteMemory(uint64_t addr, const void* buf, size_t n, std::string* err) = 0;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "platforms/port.h"
 
 namespace safepoint::realgo {
 namespace {
@@ -367,6 +368,153 @@ TEST_F(TracerTest, KillAtEntry) {
   EXPECT_TRUE(ProcessGone(pid)) << "pid " << pid;
   std::string err;
   EXPECT_FALSE(t_->SetBreakpoint(syms_["tp_leaf"], &err));
+}
+
+// What tracer_testprog's "vec" mode loads into the registers before
+// tp_vec_stop (its TpVecFill): byte j of the k-th vector register 0x40 +
+// 0x11 k + 3 j, the control registers as below.
+std::vector<VecReg> VecLoaded(uint16_t machine) {
+  std::vector<VecReg> out;
+  int k = 0;
+  auto u32 = [](uint32_t v) {
+    return std::vector<uint8_t>{uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
+  };
+  for (const VecRegInfo& r : VecRegsFor(machine)) {
+    VecReg v{r.name, {}};
+    if (r.bytes >= 8) {
+      for (int j = 0; j < r.bytes; ++j) v.bytes.push_back(uint8_t(0x40 + 0x11 * k + 3 * j));
+      ++k;
+    } else if (r.name == "mxcsr") {
+      v.bytes = u32(0x5f81);
+    } else if (r.name == "fpsr") {
+      v.bytes = u32(0x08000011);
+    } else if (r.name == "fpcr") {
+      v.bytes = u32(0x00400000);
+    } else if (r.name == "fcsr") {
+      v.bytes = u32(machine == kEmLoongarch ? 0x00030100 : 0x25);
+    } else if (r.name.rfind("fcc", 0) == 0) {
+      v.bytes = {uint8_t((0x5a >> atoi(r.name.c_str() + 3)) & 1)};
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string HexOf(const std::vector<uint8_t>& b) {
+  std::string s;
+  char d[3];
+  for (uint8_t x : b) {
+    snprintf(d, sizeof d, "%02x", x);
+    s += d;
+  }
+  return s;
+}
+
+TEST_F(TracerTest, VectorRegistersReadAtAStop) {
+  Start("vec");
+  ASSERT_TRUE(syms_.count("tp_vec_stop")) << "no symbol tp_vec_stop in " << prog_;
+  Break("tp_vec_stop");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, syms_["tp_vec_stop"], "tp_vec_stop");
+  if (s.kind != Stop::kBreakpoint) return;
+  std::vector<VecReg> got;
+  std::string err;
+  ASSERT_TRUE(t_->ReadVecRegs(s.tid, &got, &err)) << err;
+  std::vector<VecReg> want = VecLoaded(machine_);
+  ASSERT_FALSE(want.empty());
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].name, want[i].name) << "register " << i;
+    EXPECT_EQ(HexOf(got[i].bytes), HexOf(want[i].bytes)) << want[i].name;
+  }
+  // Read twice, the same (a cached layout, the same source).
+  std::vector<VecReg> again;
+  ASSERT_TRUE(t_->ReadVecRegs(s.tid, &again, &err)) << err;
+  ASSERT_EQ(again.size(), got.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(again[i].bytes, got[i].bytes) << got[i].name;
+  Unbreak("tp_vec_stop");
+  std::string out = Finish(s.tid, 0);
+  for (const VecReg& w : want) {
+    EXPECT_NE(out.find(w.name + "=" + HexOf(w.bytes) + "\n"), std::string::npos)
+        << w.name << " after the stop, as loaded:\n" << out;
+  }
+}
+
+TEST_F(TracerTest, VectorRegisterWrittenIsSeenByTheProgram) {
+  Start("vec");
+  Break("tp_vec_stop");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, syms_["tp_vec_stop"], "tp_vec_stop");
+  if (s.kind != Stop::kBreakpoint) return;
+  std::vector<VecReg> want = VecLoaded(machine_);
+  ASSERT_FALSE(want.empty());
+  // The sixth vector register, every byte new, and the last control register.
+  VecReg& vec = want[5];
+  for (size_t j = 0; j < vec.bytes.size(); ++j) vec.bytes[j] = uint8_t(0xc3 ^ (j * 0x1d));
+  VecReg& ctl = want.back();
+  uint32_t ctl_value = 0;
+  switch (machine_) {
+    case kEmX86_64: ctl_value = 0x7fa0; break;     // mxcsr: truncate, PE
+    case kEmAarch64: ctl_value = 0x01c00000; break;  // fpcr: FZ, round towards zero
+    case kEmLoongarch: ctl_value = 0x00100200; break;  // fcsr0: RM 2, flag V
+    case kEmRiscv: ctl_value = 0x4a; break;        // fcsr: frm 2, fflags UF and DZ
+  }
+  ctl.bytes = {uint8_t(ctl_value), uint8_t(ctl_value >> 8), uint8_t(ctl_value >> 16), uint8_t(ctl_value >> 24)};
+  std::string err;
+  ASSERT_TRUE(t_->WriteVecReg(s.tid, vec.name, vec.bytes, &err)) << err;
+  ASSERT_TRUE(t_->WriteVecReg(s.tid, ctl.name, ctl.bytes, &err)) << err;
+  // Refused: a wrong size, an unknown name.
+  EXPECT_FALSE(t_->WriteVecReg(s.tid, vec.name, {1, 2, 3}, &err));
+  EXPECT_FALSE(t_->WriteVecReg(s.tid, "nosuchreg", vec.bytes, &err));
+  std::vector<VecReg> got;
+  ASSERT_TRUE(t_->ReadVecRegs(s.tid, &got, &err)) << err;
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(HexOf(got[i].bytes), HexOf(want[i].bytes)) << want[i].name;
+  Unbreak("tp_vec_stop");
+  std::string out = Finish(s.tid, 0);
+  for (const VecReg& w : want) {
+    EXPECT_NE(out.find(w.name + "=" + HexOf(w.bytes) + "\n"), std::string::npos)
+        << w.name << " as the program saw it after the write:\n" << out;
+  }
+}
+
+// Each port's GoFacts::preserved_vec names registers ReadVecRegs returns,
+// no wider than it returns them (the probe compares them by name).
+TEST(PortFacts, PreservedVectorRegistersAreOnesTheTracerReads) {
+  ASSERT_FALSE(AllPorts().empty());
+  for (const PortInfo* p : AllPorts()) {
+    std::vector<VecRegInfo> regs = VecRegsFor(p->elf_machine);
+    EXPECT_FALSE(regs.empty()) << p->name;
+    EXPECT_FALSE(p->go.preserved_vec.empty()) << p->name;
+    for (const PortInfo::GoFacts::PreservedVec& v : p->go.preserved_vec) {
+      auto it = std::find_if(regs.begin(), regs.end(), [&](const VecRegInfo& r) { return r.name == v.name; });
+      ASSERT_NE(it, regs.end()) << p->name << ": " << v.name << " is not a register the tracer reads";
+      EXPECT_GT(v.bytes, 0u) << p->name << " " << v.name;
+      EXPECT_LE(v.bytes, static_cast<uint32_t>(it->bytes)) << p->name << " " << v.name;
+    }
+  }
+}
+
+// Not a check: the cost of one ReadVecRegs at a stop, printed.
+TEST_F(TracerTest, VectorRegisterReadCost) {
+  Start("vec");
+  Break("tp_vec_stop");
+  Go(main_, 0);
+  Stop s = Expect(Stop::kBreakpoint, syms_["tp_vec_stop"], "tp_vec_stop");
+  if (s.kind != Stop::kBreakpoint) return;
+  std::vector<VecReg> got;
+  std::string err;
+  double t0 = internal::NowSeconds();
+  ASSERT_TRUE(t_->ReadVecRegs(s.tid, &got, &err)) << err;  // the first: the layout found too
+  double first = internal::NowSeconds() - t0;
+  int n = emulator_.empty() ? 2000 : 100;
+  t0 = internal::NowSeconds();
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(t_->ReadVecRegs(s.tid, &got, &err)) << err;
+  double each = (internal::NowSeconds() - t0) / n;
+  printf("ReadVecRegs: first %.3f ms, then %.3f ms each (%zu registers, %s)\n", first * 1e3, each * 1e3,
+         got.size(), emulator_.empty() ? "ptrace" : "gdbstub");
+  RecordProperty("read_vec_regs_us", static_cast<int>(each * 1e6));
+  RecordProperty("read_vec_regs_first_us", static_cast<int>(first * 1e6));
 }
 
 // Not a check: the cost of one breakpoint round trip (hit, continue with a

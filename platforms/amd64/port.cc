@@ -108,6 +108,25 @@ std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
   return v;
 }
 
+// X0-X15, all 16 bytes, as runtime.asyncPreempt.abi0 of the goprogs
+// binaries saves and restores them (`go tool objdump`, GNU objdump):
+//   Go 1.19, 1.24: MOVUPS X0..X15 to 0x70..0x160(SP) of its frame (SUBQ
+//     $0x170, SP), MOVUPS back after the CALL of asyncPreempt2.
+//   Go 1.26: MOVUPS X0..X15 to p.xRegs.scratch (LEAQ 0x35e8(p)), back from
+//     the block p.xRegs.cache points to (MOVQ 0x3e28(p)) after the CALL. Its
+//     AVX (VMOVDQU) and AVX-512 paths are assembled only under
+//     GOEXPERIMENT=simd: in these binaries nothing branches to them (the
+//     SSE path JMPs over them both ways), so the upper halves of Y/Z are not
+//     kept by any version (legacy-SSE MOVUPS leaves them as they were).
+// No version saves MXCSR (no STMXCSR/LDMXCSR) or x87 state.
+std::vector<PortInfo::GoFacts::PreservedVec> GoPreservedVec() {
+  static const char* const kNames[16] = {"xmm0", "xmm1", "xmm2",  "xmm3",  "xmm4",  "xmm5",  "xmm6",  "xmm7",
+                                         "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"};
+  std::vector<PortInfo::GoFacts::PreservedVec> v;
+  for (const char* n : kNames) v.push_back({n, 16});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kAmd64Port = {
@@ -140,7 +159,8 @@ const PortInfo kAmd64Port = {
               // rel32, counted from the end of a 6-byte Jcc or a 5-byte JMP
               .branch_reach = {(int64_t{1} << 31) - 8, (int64_t{1} << 31) - 8}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "amd64", .gdb_pc = 16, .gdb_sp = 7, .gdb_lr = -1, .gdb_g = 14, .goexit_return = 1, .call_before = GoCallBefore, .preserved = GoPreserved()},
+    .go = {.goarch = "amd64", .gdb_pc = 16, .gdb_sp = 7, .gdb_lr = -1, .gdb_g = 14, .goexit_return = 1, .call_before = GoCallBefore,
+           .preserved = GoPreserved(), .preserved_vec = GoPreservedVec()},
 };
 SAFEPOINT_REGISTER_PORT(kAmd64Port);
 

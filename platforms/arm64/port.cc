@@ -101,6 +101,26 @@ std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
   return v;
 }
 
+// The low 8 bytes of V0-V31, and FPSR, as runtime.asyncPreempt.abi0 of
+// the goprogs binaries saves and restores them (`go tool objdump`, GNU
+// objdump):
+//   Go 1.19, 1.24: FSTPD (F0, F1) .. (F30, F31) to 232..472(RSP), FLDPD
+//     back: D registers only, and loading Dn zeroes the upper 64 bits of Vn.
+//   Go 1.26: VST1.P [V0.B16-V3.B16] .. [V28.B16-V31.B16] to p.xRegs.scratch,
+//     VLD1.P back: all 16 bytes (only this version keeps the upper half).
+//   All three: MRS FPSR to 224(RSP), MSR back (with NZCV); FPCR is not
+//     saved by any.
+std::vector<PortInfo::GoFacts::PreservedVec> GoPreservedVec() {
+  static const char* const kNames[32] = {"v0",  "v1",  "v2",  "v3",  "v4",  "v5",  "v6",  "v7",
+                                         "v8",  "v9",  "v10", "v11", "v12", "v13", "v14", "v15",
+                                         "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+                                         "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"};
+  std::vector<PortInfo::GoFacts::PreservedVec> v;
+  for (const char* n : kNames) v.push_back({n, 8});
+  v.push_back({"fpsr", 4});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kArm64Port = {
@@ -134,7 +154,8 @@ const PortInfo kArm64Port = {
               // CBZ/CBNZ imm19 words (+-1 MiB), B imm26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 20) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "arm64", .gdb_pc = 32, .gdb_sp = 31, .gdb_lr = 30, .gdb_g = 28, .goexit_return = 4, .call_before = GoCallBefore, .preserved = GoPreserved()},
+    .go = {.goarch = "arm64", .gdb_pc = 32, .gdb_sp = 31, .gdb_lr = 30, .gdb_g = 28, .goexit_return = 4, .call_before = GoCallBefore,
+           .preserved = GoPreserved(), .preserved_vec = GoPreservedVec()},
 };
 SAFEPOINT_REGISTER_PORT(kArm64Port);
 

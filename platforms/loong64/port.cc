@@ -110,6 +110,27 @@ std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
   return v;
 }
 
+// F0-F31, 8 bytes each, as runtime.asyncPreempt(.abi0) of the goprogs
+// binaries saves and restores them (`go tool objdump` of Go 1.26, GNU
+// objdump; Go 1.19's objdump has no loong64):
+//   Go 1.19, 1.24: FST.D F0..F31 to 216..464($sp), FLD.D back.
+//   Go 1.26: F0-F31 to p.xRegs.scratch as wide as the CPU has them:
+//     XVST/XVLD when internal/cpu.Loong64.HasLASX, else VST/VLD when HasLSX,
+//     else FST.D/FLD.D; the low 64 bits (F) come back on every path.
+// The condition flags differ by version: 1.19 saves no FCC; 1.24 saves
+// FCC0 only (MOVCF2GR to 472($sp), MOVGR2CF back); 1.26 saves FCC0-FCC7
+// (packed into one word at 216($sp)). So no fcc is listed. No version saves
+// FCSR0.
+std::vector<PortInfo::GoFacts::PreservedVec> GoPreservedVec() {
+  static const char* const kNames[32] = {"f0",  "f1",  "f2",  "f3",  "f4",  "f5",  "f6",  "f7",
+                                         "f8",  "f9",  "f10", "f11", "f12", "f13", "f14", "f15",
+                                         "f16", "f17", "f18", "f19", "f20", "f21", "f22", "f23",
+                                         "f24", "f25", "f26", "f27", "f28", "f29", "f30", "f31"};
+  std::vector<PortInfo::GoFacts::PreservedVec> v;
+  for (const char* n : kNames) v.push_back({n, 8});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kLoong64Port = {
@@ -144,7 +165,8 @@ const PortInfo kLoong64Port = {
               // BEQZ/BNEZ offs21 words (+-4 MiB), B offs26 words (+-128 MiB)
               .branch_reach = {(int64_t{1} << 22) - 4, (int64_t{1} << 27) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "loong64", .gdb_pc = 33, .gdb_sp = 3, .gdb_lr = 1, .gdb_g = 22, .goexit_return = 4, .call_before = GoCallBefore, .preserved = GoPreserved()},
+    .go = {.goarch = "loong64", .gdb_pc = 33, .gdb_sp = 3, .gdb_lr = 1, .gdb_g = 22, .goexit_return = 4, .call_before = GoCallBefore,
+           .preserved = GoPreserved(), .preserved_vec = GoPreservedVec()},
 };
 SAFEPOINT_REGISTER_PORT(kLoong64Port);
 

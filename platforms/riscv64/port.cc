@@ -115,6 +115,21 @@ std::vector<PortInfo::GoFacts::Preserved> GoPreserved() {
   return v;
 }
 
+// F0-F31, 8 bytes each, as runtime.asyncPreempt.abi0 of the goprogs
+// binaries saves and restores them (`go tool objdump`, GNU objdump): FSD
+// to 208..456(sp) and FLD back in Go 1.19, 1.24 and 1.26 (compressed
+// C.FSDSP/C.FLDSP in 1.26). No version saves fcsr (no CSR access), and none
+// saves vector (V) state.
+std::vector<PortInfo::GoFacts::PreservedVec> GoPreservedVec() {
+  static const char* const kNames[32] = {"f0",  "f1",  "f2",  "f3",  "f4",  "f5",  "f6",  "f7",
+                                         "f8",  "f9",  "f10", "f11", "f12", "f13", "f14", "f15",
+                                         "f16", "f17", "f18", "f19", "f20", "f21", "f22", "f23",
+                                         "f24", "f25", "f26", "f27", "f28", "f29", "f30", "f31"};
+  std::vector<PortInfo::GoFacts::PreservedVec> v;
+  for (const char* n : kNames) v.push_back({n, 8});
+  return v;
+}
+
 }  // namespace
 
 const PortInfo kRiscv64Port = {
@@ -153,7 +168,8 @@ const PortInfo kRiscv64Port = {
               // BEQ/BNE 13-bit byte offsets (+-4 KiB), JAL 21 bits (+-1 MiB)
               .branch_reach = {(int64_t{1} << 12) - 4, (int64_t{1} << 20) - 4}},
     .objdump = {facts::kObjdump, facts::kObjdumpMachine, facts::kObjdumpFlags, facts::kObjdumpComment},
-    .go = {.goarch = "riscv64", .gdb_pc = 32, .gdb_sp = 2, .gdb_lr = 1, .gdb_g = 27, .goexit_return = 4, .call_before = GoCallBefore, .preserved = GoPreserved()},
+    .go = {.goarch = "riscv64", .gdb_pc = 32, .gdb_sp = 2, .gdb_lr = 1, .gdb_g = 27, .goexit_return = 4, .call_before = GoCallBefore,
+           .preserved = GoPreserved(), .preserved_vec = GoPreservedVec()},
 };
 SAFEPOINT_REGISTER_PORT(kRiscv64Port);
 
