@@ -13,7 +13,11 @@
 # The real Go runtime's probes per second (go-sweep of goprogs/loops as
 # Go 1.26 builds it for the config's CPU, the harness under the config's
 # emulator and the guest under QEMU's gdbstub or natively under ptrace),
-# median of 5 sweeps, printed under the armed rate of the same run.
+# median of 5 sweeps, printed under the armed rate of the same run. Then
+# the real-Go fuzzer (fuzz:go_preempt_fuzz pinned to goprogs/gc, Go 1.26,
+# 300 inputs from its corpus) against go-sweep of the same program, per
+# kind of request and stress, median of 3 each: probes per second, guest
+# starts included on both sides.
 #
 #   ci/bench.sh [--arch=amd64,arm64,...]
 set -uo pipefail
@@ -40,7 +44,7 @@ for c in "${configs[@]}"; do
   log=$(mktemp)
   port=$(sp_config_port "$c")
   if ! bazel build -c opt --config="$c" //cmd:coop_bench //cmd:async_bench //cmd:safepoint \
-      "//goprogs:loops_go1.26_$port" >"$log" 2>&1; then
+      "//goprogs:loops_go1.26_$port" //fuzz:go_preempt_fuzz >"$log" 2>&1; then
     cat "$log"; rm -f "$log"; rc=1; continue
   fi
   rm -f "$log"
@@ -67,6 +71,34 @@ m = statistics.median(r)
 print("  real Go (go-sweep, go1.26 loops)           %10.1f probes/s median (%.1f..%.1f); %s of the armed rate"
       % (m, r[0], r[-1], ("1/%.0f" % (armed / m)) if m > 0 and armed > 0 else "?"))
 PY
+  # The real-Go fuzzer against the sweep, kind by kind (program gc).
+  for kind in "sched none" "gc none" "sched traceback"; do
+    set -- $kind
+    sweep=() fuzz=()
+    for round in 1 2 3; do
+      r=$(platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json --request="$1" --stress="$2" \
+          "$bin/goprogs/1.26/$port/gc" |
+          python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["total"]["probed"] / d["seconds"]) if d["seconds"] > 0 else 0)') || rc=1
+      sweep+=("${r:-0}")
+      corpus=$(mktemp -d)  # libFuzzer adds to its corpus: a copy, not the checked-in one
+      cp fuzz/corpus/go_preempt/* "$corpus"/
+      r=$(cd "$bin/fuzz/go_preempt_fuzz.runfiles/safepoint" &&
+          SAFEPOINT_GO_FUZZ_PIN="gc 1.26 $1 $2" "$SP_TOP/platforms/toolchains/run" --config="$c" "$bin/fuzz/go_preempt_fuzz" \
+            -runs=300 -seed=$round -max_len=8 -len_control=0 "$corpus" 2>&1 |
+          sed -n 's/.* probes in [0-9.]* s (\([0-9.]*\) probes\/s.*/\1/p' | tail -1)
+      rm -rf "$corpus"
+      fuzz+=("${r:-0}")
+    done
+    python3 - "$1" "$2" "${sweep[@]}" "${fuzz[@]}" <<'PY'
+import statistics, sys
+req, stress = sys.argv[1:3]
+v = [float(x) for x in sys.argv[3:]]
+s, f = sorted(v[:3]), sorted(v[3:])
+ms, mf = statistics.median(s), statistics.median(f)
+print("  real Go, gc program, --request=%-5s --stress=%-9s go-sweep %7.1f probes/s (%.1f..%.1f), fuzzer %7.1f (%.1f..%.1f): fuzzer/sweep %s"
+      % (req, stress, ms, s[0], s[-1], mf, f[0], f[-1], ("%.2f" % (mf / ms)) if ms > 0 else "?"))
+PY
+  done
   echo "   load average at the end:   $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 exit $rc
