@@ -27,6 +27,17 @@ std::string Hex(uint64_t v) {
   return b;
 }
 
+// Little-endian bytes as one hexadecimal number.
+std::string HexBytes(const std::vector<uint8_t>& b, size_t n) {
+  std::string s = "0x";
+  char d[4];
+  for (size_t i = n; i-- > 0;) {
+    snprintf(d, sizeof d, "%02x", b[i]);
+    s += d;
+  }
+  return s;
+}
+
 std::string Where(const GoFunc* f, uint64_t pc) {
   if (f == nullptr) return Hex(pc);
   char b[32];
@@ -228,6 +239,17 @@ void GoJudge::Probe(const ProbeResult& r, GoCounts& c, std::vector<GoFinding>& f
         uint64_t a = r.trap_regs[i] & p.mask, b = r.resume_regs[i] & p.mask;
         if (a != b && diff.size() < 300)
           diff += (diff.empty() ? "" : ", ") + std::string("register ") + std::to_string(p.reg) + " " + Hex(a) + " -> " + Hex(b);
+      }
+      // Floating-point and vector registers: the bytes asyncPreempt keeps.
+      for (const PortInfo::GoFacts::PreservedVec& pv : port.go.preserved_vec) {
+        const realgo::VecReg* a = nullptr;
+        const realgo::VecReg* b = nullptr;
+        for (const realgo::VecReg& v : r.trap_vec) if (v.name == pv.name) a = &v;
+        for (const realgo::VecReg& v : r.resume_vec) if (v.name == pv.name) b = &v;
+        if (a == nullptr || b == nullptr) continue;
+        const size_t n = std::min<size_t>({pv.bytes, a->bytes.size(), b->bytes.size()});
+        if (memcmp(a->bytes.data(), b->bytes.data(), n) != 0 && diff.size() < 300)
+          diff += (diff.empty() ? "" : ", ") + std::string(pv.name) + " " + HexBytes(a->bytes, n) + " -> " + HexBytes(b->bytes, n);
       }
       if (!diff.empty()) {
         c.saved_differences++;

@@ -40,7 +40,8 @@ const Loops& Program() {
   return *l;
 }
 
-GoSweepResult Sweep(GoSweepMutation m, int clobber = -1, realgo::GoRequest req = realgo::GoRequest::kSched) {
+GoSweepResult Sweep(GoSweepMutation m, int clobber = -1, realgo::GoRequest req = realgo::GoRequest::kSched,
+                    const std::string& clobber_vec = "") {
   GoSweepOptions opt;
   opt.binary = Program().path;
   // Two functions: a loop with calls and the goroutine's body.
@@ -48,6 +49,7 @@ GoSweepResult Sweep(GoSweepMutation m, int clobber = -1, realgo::GoRequest req =
   opt.mutation = m;
   opt.probe.emulator = realgo::EmulatorFromEnv();
   opt.probe.clobber_reg = clobber;
+  opt.probe.clobber_vec = clobber_vec;
   opt.probe.request = req;
   if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
   return RunGoSweep(*Program().bin, NativePort(), opt);
@@ -113,6 +115,22 @@ TEST(GoSweepJudges, TheInvisibilityOracleSeesARegisterChangedAtEveryStop) {
   for (const GoFinding& f : r.findings)
     if (f.kind == GoFinding::kSaveArea)
       EXPECT_NE(f.message.find("register " + std::to_string(layout.ret) + " "), std::string::npos) << f.message;
+}
+
+// A floating-point or vector register asyncPreempt must give back, changed
+// at every stop: the save-area oracle names it at every probe it followed
+// (the goroutine comes back with the changed value, not the stop's).
+TEST(GoSweepJudges, TheSaveAreaOracleSeesAVectorRegisterChangedAtEveryStop) {
+  ASSERT_TRUE(Program().bin);
+  const auto& vec = NativePort().go.preserved_vec;
+  ASSERT_FALSE(vec.empty()) << NativePort().name << " declares no floating-point register asyncPreempt keeps";
+  const std::string name(vec.front().name);
+  GoSweepResult r = Sweep(GoSweepMutation::kNone, -1, realgo::GoRequest::kSched, name);
+  ASSERT_TRUE(r.fatal.empty()) << r.fatal;
+  EXPECT_GT(r.total.saved_judged, 0u) << GoSweepText(r);
+  EXPECT_EQ(r.total.saved_differences, r.total.saved_judged) << GoSweepText(r);
+  for (const GoFinding& f : r.findings)
+    if (f.kind == GoFinding::kSaveArea) EXPECT_NE(f.message.find(name + " 0x"), std::string::npos) << f.message;
 }
 
 // The traceback stress over one function: every accepted goroutine's

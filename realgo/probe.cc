@@ -219,6 +219,17 @@ class Session {
     if (opt_.clobber_reg >= 0 && static_cast<size_t>(opt_.clobber_reg) < regs.size() &&
         !t_->WriteReg(tid, opt_.clobber_reg, regs[opt_.clobber_reg] + 1, &err))
       return lost(err);
+    std::vector<VecReg> vec;
+    const bool want_vec = (opt_.follow_resume || opt_.request == GoRequest::kGC) && !port_.go.preserved_vec.empty();
+    if (want_vec || !opt_.clobber_vec.empty()) {
+      if (!t_->ReadVecRegs(tid, &vec, &err)) return lost(err);
+      for (VecReg& v : vec)
+        if (v.name == opt_.clobber_vec && !v.bytes.empty()) {
+          std::vector<uint8_t> b = v.bytes;
+          b[0]++;
+          if (!t_->WriteVecReg(tid, v.name, b, &err)) return lost(err);
+        }
+    }
     if (!AsyncPreemptOff(0, &err)) return lost(err);
     if (!t_->Continue(tid, kSigurg, &err)) return lost("continuing with SIGURG: " + err);
     for (;;) {
@@ -305,6 +316,7 @@ class Session {
     }
     if (r.outcome == ProbeResult::kAccepted && (opt_.follow_resume || opt_.request == GoRequest::kGC)) {
       r.trap_regs = regs;
+      if (want_vec) r.trap_vec = std::move(vec);
       if (!FollowToResume(tid, &r, &err)) return lost(err);
       return r;
     }
@@ -343,6 +355,7 @@ class Session {
         if (regs.size() > static_cast<size_t>(port_.go.gdb_g) && regs[port_.go.gdb_g] == r->at.g) {
           r->resumed = ProbeResult::kBack;
           r->resume_regs = std::move(regs);
+          if (!r->trap_vec.empty() && !t_->ReadVecRegs(s.tid, &r->resume_vec, err)) return false;
           if (opt_.request == GoRequest::kGC) {
             // Parked unscanned, back scanned: the collector met it there.
             uint8_t scanned = 0;

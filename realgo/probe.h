@@ -29,6 +29,7 @@
 #include "harness/frame_image.h"
 #include "platforms/port.h"
 #include "realgo/binary.h"
+#include "realgo/tracer.h"
 
 namespace safepoint::realgo {
 
@@ -45,6 +46,9 @@ struct ProbeOptions {
   // A deliberate mistake (tests of the invisibility oracle): at each stop,
   // add one to this register (GDB's number) before the signal; -1: none.
   int clobber_reg = -1;
+  // Likewise a floating-point or vector register by name (its first byte
+  // incremented); "": none.
+  std::string clobber_vec;
   // After an accepted preemption, follow the goroutine to its resume PC
   // and read its registers there (the save-area oracle on real Go).
   bool follow_resume = true;
@@ -83,6 +87,9 @@ struct ProbeResult {
   // the registers there next to those at the stop (GDB's numbering).
   enum Resumed { kNotFollowed, kBack, kEnded, kNotBack } resumed = kNotFollowed;
   std::vector<uint64_t> trap_regs, resume_regs;
+  // The floating-point and vector registers likewise (Tracer::ReadVecRegs),
+  // read only where PortInfo::go.preserved_vec names some.
+  std::vector<VecReg> trap_vec, resume_vec;
   // The collector's kind, back: its stack scanned while it was parked (it
   // was not at the stop).
   bool gc_scanned = false;
