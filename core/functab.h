@@ -36,6 +36,12 @@ struct FuncInfo {
   CodeRange prologue{0, 0};  // the stack check (unsafe)
   CodeRange tail{0, 0};      // the morestack path (unsafe)
   std::vector<uint32_t> call_sites;  // offsets of call instructions
+  // Offsets just past each call (sorted), when the table knows them
+  // directly (one read from a binary, whose instruction list holds only
+  // the calls' bounds and, on a variable-length CPU, bytes that merely look
+  // like a call): the frame-table oracle then asks these, not the
+  // instruction list.
+  std::vector<uint32_t> return_sites;
   // The stack map, the same at every call site: the frame offsets (from
   // SP, slot_base included) of the slots declared to hold pointers. The
   // collector reads only these in a frame stopped at a call (precise).

@@ -13,8 +13,12 @@
 // Input (shorter inputs are zero-padded; every input is a case):
 //   [0] program  [1] Go version  [2] request (bit 0: the collector's)
 //   [3] stress (mod 3: none, collection, traceback)
-//   [4..5] function (LE, modulo the program's main functions)
-//   [6..7] instruction (LE, modulo the function's instructions)
+//   then one to kMaxPoints points of 4 bytes each:
+//   [+0..1] function (LE, modulo the program's main functions)
+//   [+2..3] instruction (LE, modulo the function's instructions)
+// The points are probed in the order the guest reaches them, as one run of
+// a sweep probes its pending instructions (the same instruction twice is
+// one point).
 //
 // A PC that a fresh guest never reaches is remembered as unreached (no
 // probe); one that a running guest did not reach in time gets a fresh guest
@@ -57,6 +61,7 @@ using safepoint::realgo::ProbeResult;
 constexpr const char* kVersions[] = {"1.19", "1.24", "1.26"};
 constexpr int kStresses = 3;  // none, collection, traceback
 constexpr size_t kLiveGuests = 6;  // guests kept running at once (one per program)
+constexpr size_t kMaxPoints = 256;  // instructions one input probes
 const char* const kStressName[] = {"none", "collection", "traceback"};
 
 // Outcome (6) x request (2) x stress (3), and a few more.
@@ -218,6 +223,19 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
             goarch.c_str(), goarch.c_str());
     exit(2);
   }
+  // SAFEPOINT_GO_FUZZ_PROGRAMS=a,b: only these programs (the suite's short
+  // run: each program's tables cost a disassembly of its whole text).
+  if (const char* only = getenv("SAFEPOINT_GO_FUZZ_PROGRAMS"); only && *only) {
+    std::vector<std::string> keep;
+    std::string list = std::string(",") + only + ",";
+    for (const std::string& n : names)
+      if (list.find("," + n + ",") != std::string::npos) keep.push_back(n);
+    if (keep.empty()) {
+      fprintf(stderr, "go_preempt_fuzz: SAFEPOINT_GO_FUZZ_PROGRAMS=%s names no program of goprogs/\n", only);
+      exit(2);
+    }
+    names = keep;
+  }
   g->programs = names.size();
   for (const std::string& n : names)
     for (const char* v : kVersions) {
@@ -254,10 +272,10 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  uint8_t in[8] = {};
-  for (size_t i = 0; i < size && i < sizeof in; i++) in[i] = data[i];
-  size_t pi = (in[0] % g->programs) * g->versions + in[1] % g->versions;
-  int request = in[2] & 1, stress = in[3] % kStresses;
+  uint8_t head[4] = {};
+  for (size_t i = 0; i < size && i < sizeof head; i++) head[i] = data[i];
+  size_t pi = (head[0] % g->programs) * g->versions + head[1] % g->versions;
+  int request = head[2] & 1, stress = head[3] % kStresses;
   if (g->pinned) {
     pi = g->pin_prog;
     request = g->pin_request;
@@ -271,10 +289,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     safepoint::fuzz::SaveArtifact("crash", data, size);
     abort();
   }
-  const std::vector<uint64_t>& fn = p.insns[(in[4] | in[5] << 8) % p.insns.size()];
-  const uint64_t pc = fn[(in[6] | in[7] << 8) % fn.size()];
+  // The points: at least one (an input of four bytes or fewer probes the
+  // first instruction of the first function).
+  std::vector<uint64_t> pcs;
+  for (size_t at = 4; pcs.empty() || (at + 4 <= size && pcs.size() < kMaxPoints); at += 4) {
+    uint8_t b[4] = {};
+    for (size_t i = 0; i < 4 && at + i < size; i++) b[i] = data[at + i];
+    const std::vector<uint64_t>& fn = p.insns[(b[0] | b[1] << 8) % p.insns.size()];
+    const uint64_t pc = fn[(b[2] | b[3] << 8) % fn.size()];
+    if (std::find(pcs.begin(), pcs.end(), pc) == pcs.end() && !g->unreached.count({pi, pc})) pcs.push_back(pc);
+    if (at + 4 > size) break;
+  }
   g->inputs++;
-  if (g->unreached.count({pi, pc})) {
+  if (pcs.empty()) {
     g_features[48]++;
     return 0;
   }
@@ -286,31 +313,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const double reach_s = safepoint::realgo::EmulatorFromEnv().empty() ? 2 : 5;
   std::vector<GoFinding> findings;
   auto t0 = std::chrono::steady_clock::now();
-  // At most two tries: the guest running, then a fresh one.
-  for (int attempt = 0; attempt < 2; attempt++) {
-    ProbeResult r;
+  // The guest running, then fresh ones while each probes something (the
+  // traceback stress ends a guest at each accepted probe); a point a fresh
+  // guest does not reach is unreached.
+  for (int attempt = 0; !pcs.empty() && attempt < static_cast<int>(kMaxPoints) + 2; attempt++) {
+    std::vector<ProbeResult> probes;
     GuestRun ended;
     size_t started = guest->runs();
     double start_s = guest->start_seconds();
-    GoGuest::Outcome o = guest->ProbeAt(pc, reach_s, &r, &ended);
+    GoGuest::Outcome o = guest->ProbeSet(pcs, reach_s, &probes, &ended);
     g->guests_started += guest->runs() - started;
     g->starting_s += guest->start_seconds() - start_s;
+    const bool fresh = guest->fresh();
     GoFinding f;
-    const bool judged_run = ended.error.empty() && !ended.probed.empty() && ended.traceback_pc == 0;
-    if (guest->ended() && judged_run && p.judge.Run(ended, 0, Base(p), &f)) findings.push_back(f);
-    if (o == GoGuest::kError) {
-      f = GoFinding();
-      f.kind = GoFinding::kLost;
-      f.pc = pc;
-      f.func = Hex(pc);
-      f.insn = p.judge.Insn(pc);
-      f.replay = {pc};
-      f.message = "the guest could not run: " + ended.error;
-      findings.push_back(f);
-      break;
-    }
-    if (o == GoGuest::kProbed) {
+    for (const ProbeResult& r : probes) {
       g->probes++;
+      pcs.erase(std::find(pcs.begin(), pcs.end(), r.pc));
       GoCounts c;
       p.judge.Probe(r, c, findings);
       if (r.traceback && guest->ended() && p.judge.Traceback(r, ended, &f)) findings.push_back(f);
@@ -318,12 +336,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       g_features[(outcome * 2 + request) * kStresses + stress]++;
       g_features[40 + (c.refused_by.empty() ? 0 : c.refused_by.begin()->first.size() % 6)]++;
       if (r.gc_scanned) g_features[46]++;
-      if (guest->fresh()) g_features[47]++;
+      if (fresh) g_features[47]++;
+    }
+    const bool judged_run = ended.error.empty() && !ended.probed.empty() && ended.traceback_pc == 0;
+    if (guest->ended() && judged_run && p.judge.Run(ended, 0, Base(p), &f)) findings.push_back(f);
+    if (o == GoGuest::kError) {
+      f = GoFinding();
+      f.kind = GoFinding::kLost;
+      f.pc = pcs.empty() ? 0 : pcs[0];
+      f.func = Hex(f.pc);
+      f.insn = p.judge.Insn(f.pc);
+      f.replay = pcs;
+      f.message = "the guest could not run: " + ended.error;
+      findings.push_back(f);
       break;
     }
-    // Not reached: a fresh guest that did not reach it never will.
-    if (guest->fresh() || attempt == 1) {
-      g->unreached.insert({pi, pc});
+    if (probes.empty() && fresh) {
+      // Nothing reached by a fresh guest: none of these ever is.
+      for (uint64_t pc : pcs) g->unreached.insert({pi, pc});
       g_features[49]++;
       break;
     }

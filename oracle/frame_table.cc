@@ -46,6 +46,8 @@ class Walker {
     uintptr_t rel = ra - img_.code_base;
     if (rel > UINT32_MAX) return false;
     uint32_t off = static_cast<uint32_t>(rel);
+    if (const FuncInfo* c = t_.Find(off - 1); c != nullptr && !c->return_sites.empty())
+      return std::binary_search(c->return_sites.begin(), c->return_sites.end(), off);
     auto it = std::lower_bound(t_.insns.begin(), t_.insns.end(), off);
     if (it == t_.insns.begin()) return false;
     uint32_t call = *(it - 1);

@@ -130,17 +130,34 @@ bool GoJudge::Init(const GoBinary& bin, const PortInfo& port, const GoSweepOptio
     for (FuncInfo& f : table_.funcs)
       for (FuncInfo::SpState& st : f.pcsp)
         if (st.from != f.entry) st.from += port.insn_align;
-  // The instructions of the chosen functions (and their text).
+  // The instructions of the chosen functions (and their text): the span
+  // they cover decoded once, a function it is not in step with at its
+  // entry decoded alone.
+  uint64_t lo = UINT64_MAX, hi = 0;
   for (const GoFunc& f : bin.funcs()) {
-    if (!std::regex_search(f.name, re)) continue;
-    std::vector<realgo::GoInsn> insns;
-    if (!realgo::GoInstructions(bin, port, f.entry, f.end, &insns, err)) {
-      *err = "disassembling " + f.name + ": " + *err;
-      return false;
-    }
+    if (!std::regex_search(f.name, re) || f.end <= f.entry) continue;
     chosen_.push_back(&f);
-    for (const realgo::GoInsn& i : insns)
-      if (i.pc >= f.entry && i.pc < f.end) insn_text_[i.pc] = i.text;
+    lo = std::min(lo, f.entry);
+    hi = std::max(hi, f.end);
+  }
+  std::vector<realgo::GoInsn> span;
+  if (hi > lo && !realgo::GoInstructions(bin, port, lo, hi, &span, err)) {
+    *err = "disassembling the chosen functions: " + *err;
+    return false;
+  }
+  for (const GoFunc* f : chosen_) {
+    auto it = std::lower_bound(span.begin(), span.end(), f->entry,
+                               [](const realgo::GoInsn& i, uint64_t pc) { return i.pc < pc; });
+    std::vector<realgo::GoInsn> own;
+    if (it == span.end() || it->pc != f->entry) {
+      if (!realgo::GoInstructions(bin, port, f->entry, f->end, &own, err)) {
+        *err = "disassembling " + f->name + ": " + *err;
+        return false;
+      }
+      it = own.begin();
+    }
+    for (; it != (own.empty() ? span.end() : own.end()) && it->pc < f->end; ++it)
+      if (it->pc >= f->entry) insn_text_[it->pc] = it->text;
   }
   if (chosen_.empty()) {
     *err = "no function of " + opt.binary + " matches --func=" + opt.func_regex;

@@ -466,6 +466,7 @@ bool GoBinary::ReadDwarf(std::string* err) {
   field("runtime.m", "signalPending", &o.m_signalPending, &o.m_signalPending_size);
   field("runtime.m", "procid", &o.m_procid, &o.m_procid_size);
   field("runtime.p", "preempt", &o.p_preempt, &o.p_preempt_size);
+  field("runtime.p", "schedtick", &o.p_schedtick, nullptr);
   field("runtime.p", "sysmontick", &o.p_sysmontick, nullptr);
   field("runtime.sysmontick", "schedwhen", &o.sysmontick_schedwhen, &o.sysmontick_schedwhen_size);
   field("runtime.sysmontick", "schedtick", &o.sysmontick_schedtick, &o.sysmontick_schedtick_size);

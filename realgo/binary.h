@@ -81,7 +81,7 @@ struct RuntimeOffsets {
   int m_locks_size = 0, m_mallocing_size = 0, p_status_size = 0;
   int g_atomicstatus = -1, g_goid = -1, g_preempt = -1, g_preemptStop = -1, g_preemptShrink = -1;
   int m_g0 = -1, m_curg = -1, m_p = -1, m_preemptGen = -1, m_signalPending = -1, m_procid = -1;
-  int p_preempt = -1, p_sysmontick = -1, sysmontick_schedwhen = -1, sysmontick_schedtick = -1;
+  int p_preempt = -1, p_schedtick = -1, p_sysmontick = -1, sysmontick_schedwhen = -1, sysmontick_schedtick = -1;
   uint64_t debug_addr = 0;  // runtime.debug
   int debug_asyncpreemptoff = -1;
   int g_atomicstatus_size = 0, g_goid_size = 0, g_preempt_size = 0, g_preemptStop_size = 0,

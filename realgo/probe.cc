@@ -214,8 +214,17 @@ class Session {
       }
       if (!PutByte(r.at.g + o_.g_preemptStop, 1, &err)) return lost(err);
     }
-    if (r.at.p != 0 && !PutI64(r.at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, &err))
-      return lost(err);
+    if (r.at.p != 0) {
+      // Sysmon's view of this P: this schedtick already seen, and seen only
+      // now (else sysmon, seeing a new tick, sets schedwhen to now itself,
+      // and ten milliseconds later sends SIGURG of its own into the probe:
+      // seen under QEMU as m.preemptGen rising by two).
+      uint32_t tick = 0;
+      if (!U32(r.at.p + o_.p_schedtick, &tick, &err) ||
+          !t_->WriteMemory(r.at.p + o_.p_sysmontick + o_.sysmontick_schedtick, &tick, 4, &err) ||
+          !PutI64(r.at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, &err))
+        return lost(err);
+    }
     if (opt_.clobber_reg >= 0 && static_cast<size_t>(opt_.clobber_reg) < regs.size() &&
         !t_->WriteReg(tid, opt_.clobber_reg, regs[opt_.clobber_reg] + 1, &err))
       return lost(err);
@@ -557,6 +566,14 @@ void GoGuest::Finish(GuestRun* ended, bool killed) {
 void GoGuest::End(GuestRun* ended) { Finish(ended, true); }
 
 GoGuest::Outcome GoGuest::ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResult* r, GuestRun* ended) {
+  std::vector<ProbeResult> probes;
+  Outcome o = ProbeSet({pc}, reach_timeout_s, &probes, ended);
+  if (!probes.empty()) *r = std::move(probes[0]);
+  return o == kEnded && !probes.empty() ? kProbed : o;
+}
+
+GoGuest::Outcome GoGuest::ProbeSet(const std::vector<uint64_t>& pcs, double reach_timeout_s,
+                                   std::vector<ProbeResult>* probes, GuestRun* ended) {
   fresh_ = false;
   ended_ = false;
   std::string why;
@@ -576,9 +593,12 @@ GoGuest::Outcome GoGuest::ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResu
     Finish(ended, true);
     return kError;
   };
+  std::set<uint64_t> pending(pcs.begin(), pcs.end());
   // A breakpoint at asyncPreempt's entry is always set; a PC there cannot be probed.
-  if (pc == s.async_preempt()) return give_up("asyncPreempt's own entry cannot be probed");
-  if (!t.SetBreakpoint(pc, &why)) return give_up(why);
+  if (pending.count(s.async_preempt())) return give_up("asyncPreempt's own entry cannot be probed");
+  s.is_pending_ = [&pending](uint64_t pc) { return pending.count(pc) != 0; };
+  for (uint64_t pc : pending)
+    if (!t.SetBreakpoint(pc, &why)) return give_up(why);
   if (!t.Continue(s.held_tid_, s.held_sig_, &why)) return give_up(why);
   double deadline = internal::NowSeconds() + reach_timeout_s;
   for (;;) {
@@ -604,30 +624,37 @@ GoGuest::Outcome GoGuest::ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResu
       run.status = st.status;
       run.signal = st.signal;
       Finish(ended, false);
-      ended->exited = st.kind == Stop::kExited;
-      ended->status = st.status;
-      ended->signal = st.signal;
       return kEnded;
     }
-    if (st.kind == Stop::kSignal || st.pc != pc) {
+    if (st.kind == Stop::kSignal || pending.count(st.pc) == 0) {
       if (!t.Continue(st.tid, st.kind == Stop::kSignal ? st.signal : 0, &why)) return give_up(why);
       continue;
     }
-    *r = s.Probe(st.tid, pc);
-    if (r->outcome == ProbeResult::kNotAsked) {
+    const uint64_t pc = st.pc;
+    ProbeResult r = s.Probe(st.tid, pc);
+    if (r.outcome == ProbeResult::kNotAsked) {
       // The collector's kind while no collection marks: the thread is held
       // past the PC; wait for its next execution.
       if (!t.Continue(s.held_tid_, s.held_sig_, &why)) return give_up(why);
       continue;
     }
-    r->run = runs_ - 1;
+    r.run = runs_ - 1;
+    pending.erase(pc);
     live_->run.probed.push_back(pc);
-    if (r->traceback) live_->run.traceback_pc = pc;
-    if (r->outcome == ProbeResult::kLost || s.has_exited()) {
-      if (r->outcome == ProbeResult::kLost) live_->run.error = r->error;
-      Finish(ended, r->outcome == ProbeResult::kLost);
+    if (r.traceback) live_->run.traceback_pc = pc;
+    const bool lost = r.outcome == ProbeResult::kLost;
+    probes->push_back(std::move(r));
+    if (lost || s.has_exited()) {
+      if (lost) live_->run.error = probes->back().error;
+      Finish(ended, lost);
+      return pending.empty() ? kProbed : kEnded;
     }
-    return kProbed;
+    if (pending.empty()) {
+      s.is_pending_ = nullptr;  // held at the last one, alive
+      return kProbed;
+    }
+    if (!t.Continue(s.held_tid_, s.held_sig_, &why)) return give_up(why);
+    deadline = internal::NowSeconds() + reach_timeout_s;
   }
 }
 

@@ -147,6 +147,13 @@ class GoGuest {
   // the traceback stress, or given up), *ended receives its whole run, for
   // the invisibility judge; ended->probed lists the PCs it probed.
   Outcome ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResult* r, GuestRun* ended);
+  // Each of `pcs` probed at its next execution, in the order the guest
+  // reaches them (as a sweep's run does): kProbed when every one was (the
+  // guest may have ended at the last), kEnded when the guest ended first,
+  // kNotReached when none was reached for reach_timeout_s (the guest is
+  // ended), kError. *probes gets one result per PC probed.
+  Outcome ProbeSet(const std::vector<uint64_t>& pcs, double reach_timeout_s, std::vector<ProbeResult>* probes,
+                   GuestRun* ended);
   // The kind of request and the stress of the next probes (the guest's
   // ProbeOptions otherwise stay).
   void SetKind(GoRequest request, bool force_collections, bool traceback);

@@ -3,8 +3,9 @@
 // reference runtime's: entries and ends, pcsp with where the return address
 // is (on a link-register CPU Go's unwinder reads it from 0(SP) once the
 // frame is allocated, from the link register before), and the calls the
-// return-site check needs, found from each return address's preceding
-// bytes by the port's PortInfo::GoFacts::call_before. Offsets are the
+// return-site check needs (FuncInfo::return_sites): each instruction whose
+// bytes are a call by the port's PortInfo::GoFacts::call_before, its bounds
+// by the port's disassembler where instructions vary in length. Offsets are the
 // binary's virtual addresses (code_base 0).
 #ifndef SAFEPOINT_REALGO_TABLE_H_
 #define SAFEPOINT_REALGO_TABLE_H_
