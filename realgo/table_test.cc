@@ -53,6 +53,13 @@ TEST(GoFuncTable, ReturnSitesAreTheEndsOfTheCallsTheDisassemblerDecodes) {
     const std::string dir = Dir(version);
     std::vector<std::string> programs = Programs(dir);
     ASSERT_FALSE(programs.empty()) << "no programs in " << dir;
+    // Under emulation (this test's own code emulated: about 5 s a program)
+    // three programs, among them the two where bytes that look like calls
+    // were found (defers, atomics); natively every one.
+    if (getenv("SAFEPOINT_EMULATOR") != nullptr)
+      programs.erase(std::remove_if(programs.begin(), programs.end(),
+                                    [](const std::string& p) { return p != "loops" && p != "defers" && p != "atomics"; }),
+                     programs.end());
     for (const std::string& p : programs) {
       std::string err;
       std::unique_ptr<GoBinary> bin = GoBinary::Open(dir + "/" + p, &err);
