@@ -15,7 +15,7 @@
 # emulator and the guest under QEMU's gdbstub or natively under ptrace),
 # median of 5 sweeps, printed under the armed rate of the same run. Then
 # the real-Go fuzzer (fuzz:go_preempt_fuzz pinned to goprogs/gc, Go 1.26,
-# 300 inputs from its corpus) against go-sweep of the same program, per
+# inputs of up to 256 points for 20 s) against go-sweep of the same program, per
 # kind of request and stress, median of 3 each: probes per second, guest
 # starts included on both sides.
 #
@@ -80,11 +80,19 @@ PY
           "$bin/goprogs/1.26/$port/gc" |
           python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["total"]["probed"] / d["seconds"]) if d["seconds"] > 0 else 0)') || rc=1
       sweep+=("${r:-0}")
-      corpus=$(mktemp -d)  # libFuzzer adds to its corpus: a copy, not the checked-in one
-      cp fuzz/corpus/go_preempt/* "$corpus"/
+      # A corpus of its own (libFuzzer adds to it): inputs of 256 points,
+      # as a campaign's grow to (-max_len=1028).
+      corpus=$(mktemp -d)
+      python3 - "$corpus" "$round" <<'PY'
+import random, sys
+random.seed(int(sys.argv[2]))
+for i in range(8):
+    pts = bytes(b for _ in range(256) for b in (random.randrange(16), 0, random.randrange(256), 0))
+    open("%s/long%d" % (sys.argv[1], i), "wb").write(bytes(4) + pts)
+PY
       r=$(cd "$bin/fuzz/go_preempt_fuzz.runfiles/safepoint" &&
           SAFEPOINT_GO_FUZZ_PIN="gc 1.26 $1 $2" "$SP_TOP/platforms/toolchains/run" --config="$c" "$bin/fuzz/go_preempt_fuzz" \
-            -runs=300 -seed=$round -max_len=8 -len_control=0 "$corpus" 2>&1 |
+            -max_total_time=20 -seed=$round -max_len=1028 -len_control=0 "$corpus" 2>&1 |
           sed -n 's/.* probes in [0-9.]* s (\([0-9.]*\) probes\/s.*/\1/p' | tail -1)
       rm -rf "$corpus"
       fuzz+=("${r:-0}")
@@ -95,8 +103,11 @@ req, stress = sys.argv[1:3]
 v = [float(x) for x in sys.argv[3:]]
 s, f = sorted(v[:3]), sorted(v[3:])
 ms, mf = statistics.median(s), statistics.median(f)
-print("  real Go, gc program, --request=%-5s --stress=%-9s go-sweep %7.1f probes/s (%.1f..%.1f), fuzzer %7.1f (%.1f..%.1f): fuzzer/sweep %s"
-      % (req, stress, ms, s[0], s[-1], mf, f[0], f[-1], ("%.2f" % (mf / ms)) if ms > 0 else "?"))
+# Rounds whose ranges overlap are no difference, whatever the medians say.
+verdict = ("no difference (the rounds overlap)" if s[0] <= f[-1] and f[0] <= s[-1]
+           else "fuzzer/sweep %.2f" % (mf / ms) if ms > 0 else "?")
+print("  real Go, gc program, --request=%-5s --stress=%-9s go-sweep %7.1f probes/s (%.1f..%.1f), fuzzer %7.1f (%.1f..%.1f): %s"
+      % (req, stress, ms, s[0], s[-1], mf, f[0], f[-1], verdict))
 PY
   done
   echo "   load average at the end:   $(cut -d' ' -f1-3 /proc/loadavg)"
