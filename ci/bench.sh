@@ -13,26 +13,29 @@
 # The real Go runtime's probes per second (go-sweep of goprogs/loops as
 # Go 1.26 builds it for the config's CPU, the harness under the config's
 # emulator and the guest under QEMU's gdbstub or natively under ptrace),
-# median of 5 sweeps, printed under the armed rate of the same run. Then
-# the real-Go fuzzer (fuzz:go_preempt_fuzz pinned to goprogs/gc, Go 1.26,
-# inputs of up to 256 points for 20 s) against go-sweep of the same program, per
-# kind of request and stress, median of 3 each: probes per second, guest
-# starts included on both sides.
+# median of 5 sweeps, printed under the armed rate of the same run. With
+# --real-go-fuzz, then the real-Go fuzzer (fuzz:go_preempt_fuzz pinned to
+# goprogs/gc, Go 1.26, inputs of up to 256 points for 20 s) against
+# go-sweep of the same program, per kind of request and stress, median of
+# 3 each: probes per second, guest starts included on both sides (about
+# 4 minutes a config natively, 8 emulated: not in the suite's run).
 #
-#   ci/bench.sh [--arch=amd64,arm64,...]
+#   ci/bench.sh [--arch=amd64,arm64,...] [--real-go-fuzz]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.." || exit 2
 SP_TOP=$(pwd)
 . platforms/toolchains/ports.sh
 mapfile -t configs < <(for c in $(sp_configs); do sp_config_sanitized "$c" || echo "$c"; done)  # no benchmarks under sanitizers
+real_go_fuzz=0
 for a in "$@"; do
   case "$a" in
     --arch=*)
       ( sp_check_configs "${a#--arch=}" ) 2>&1 | sed 's/^/ci\/bench.sh: /' >&2
       [ "${PIPESTATUS[0]}" = 0 ] || exit 2
       IFS=, read -r -a configs <<<"${a#--arch=}" ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --real-go-fuzz) real_go_fuzz=1 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "ci/bench.sh: unknown flag '$a'" >&2; exit 2 ;;
   esac
 done
@@ -72,6 +75,7 @@ print("  real Go (go-sweep, go1.26 loops)           %10.1f probes/s median (%.1f
       % (m, r[0], r[-1], ("1/%.0f" % (armed / m)) if m > 0 and armed > 0 else "?"))
 PY
   # The real-Go fuzzer against the sweep, kind by kind (program gc).
+  [ "$real_go_fuzz" = 1 ] || { echo "   load average at the end:   $(cut -d' ' -f1-3 /proc/loadavg)"; continue; }
   for kind in "sched none" "gc none" "sched traceback"; do
     set -- $kind
     sweep=() fuzz=()
