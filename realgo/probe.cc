@@ -239,6 +239,11 @@ class Session {
           if (!t_->WriteVecReg(tid, v.name, b, &err)) return lost(err);
         }
     }
+    // No SIGURG of the runtime's own into this probe: preemptM sends one
+    // only when it turns m.signalPending from 0 to 1, and the handler of
+    // ours sets it back to 0. (Under riscv64 QEMU sysmon's, racing the
+    // schedtick written above, made m.preemptGen rise by two.)
+    if (!t_->WriteMemory(r.at.m + o_.m_signalPending, "\1\0\0\0", 4, &err)) return lost(err);
     if (!AsyncPreemptOff(0, &err)) return lost(err);
     if (!t_->Continue(tid, kSigurg, &err)) return lost("continuing with SIGURG: " + err);
     for (;;) {
