@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hex.h"
 #include "fuzz/artifacts.h"
 #include "oracle/go_sweep.h"
 #include "platforms/native.h"
@@ -50,6 +51,7 @@
 
 namespace {
 
+using safepoint::Hex;
 using safepoint::oracle::GoCounts;
 using safepoint::oracle::GoFinding;
 using safepoint::oracle::GoJudge;
@@ -67,12 +69,6 @@ const char* const kStressName[] = {"none", "collection", "traceback"};
 // Outcome (6) x request (2) x stress (3), and a few more.
 constexpr size_t kFeatures = 64;
 __attribute__((used, section("__libfuzzer_extra_counters"))) uint8_t g_features[kFeatures];
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // One program as one Go version built it: its binary, judge and the
 // unpreempted run, made when an input first picks it.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/hex.h"
+
 namespace safepoint::oracle {
 
 namespace {
@@ -23,12 +25,6 @@ struct Walk {
   uint32_t off = 0;
   FuncInfo::SpState st{0, 0, false};
 };
-
-std::string Hex(uintptr_t v) {
-  char b[24];
-  snprintf(b, sizeof b, "0x%lx", static_cast<unsigned long>(v));
-  return b;
-}
 
 std::string Where(const FuncInfo& f, uint32_t off) {
   char b[32];

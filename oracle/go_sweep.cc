@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/hex.h"
 #include "core/json.h"
 #include "oracle/frame_table.h"
 #include "oracle/go_decision.h"
@@ -20,23 +21,6 @@ using realgo::GoBinary;
 using realgo::GoFunc;
 using realgo::PcRun;
 using realgo::ProbeResult;
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-// Little-endian bytes as one hexadecimal number.
-std::string HexBytes(const std::vector<uint8_t>& b, size_t n) {
-  std::string s = "0x";
-  char d[4];
-  for (size_t i = n; i-- > 0;) {
-    snprintf(d, sizeof d, "%02x", b[i]);
-    s += d;
-  }
-  return s;
-}
 
 std::string Where(const GoFunc* f, uint64_t pc) {
   if (f == nullptr) return Hex(pc);
@@ -266,7 +250,7 @@ void GoJudge::Probe(const ProbeResult& r, GoCounts& c, std::vector<GoFinding>& f
         if (a == nullptr || b == nullptr) continue;
         const size_t n = std::min<size_t>({pv.bytes, a->bytes.size(), b->bytes.size()});
         if (memcmp(a->bytes.data(), b->bytes.data(), n) != 0 && diff.size() < 300)
-          diff += (diff.empty() ? "" : ", ") + std::string(pv.name) + " " + HexBytes(a->bytes, n) + " -> " + HexBytes(b->bytes, n);
+          diff += (diff.empty() ? "" : ", ") + std::string(pv.name) + " " + HexLe(a->bytes.data(), n) + " -> " + HexLe(b->bytes.data(), n);
       }
       if (!diff.empty()) {
         c.saved_differences++;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/hex.h"
 #include "core/ir.h"
 
 namespace safepoint::oracle {
@@ -47,15 +48,6 @@ std::vector<std::string> CheckExtendedState(const PortInfo& port, int tier, cons
   return bad;
 }
 
-namespace {
-std::string Hex(const uint8_t* b, size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s = "0x";
-  for (size_t i = n; i-- > 0;) s += digits[b[i] >> 4], s += digits[b[i] & 15];  // little-endian
-  return s;
-}
-}  // namespace
-
 std::vector<std::string> CheckAgainstTrap(const PortInfo& port, const std::vector<uint8_t>& frame, int tier,
                                           const std::vector<uint8_t>& xstate, const RegisterImage& trap,
                                           size_t* compared) {
@@ -79,7 +71,7 @@ std::vector<std::string> CheckAgainstTrap(const PortInfo& port, const std::vecto
       same = memcmp(saved, want, n) == 0;
     }
     ++*compared;
-    if (!same) bad.push_back(std::string(r.name) + ": saved " + Hex(saved, n) + ", trap had " + Hex(want, n));
+    if (!same) bad.push_back(std::string(r.name) + ": saved " + HexLe(saved, n) + ", trap had " + HexLe(want, n));
   }
   const uint32_t slot = port.async_frame - port.pushcall_bytes;
   if (trap.link_known && port.pushcall_bytes >= 8 && port.async_frame >= port.pushcall_bytes &&
@@ -88,7 +80,7 @@ std::vector<std::string> CheckAgainstTrap(const PortInfo& port, const std::vecto
     ++*compared;
     if (memcmp(frame.data() + slot, want, 8) != 0)
       bad.push_back(std::string(port.link_reg) + " (the interrupted link register, in pushCall's slot): saved " +
-                    Hex(frame.data() + slot, 8) + ", trap had " + Hex(want, 8));
+                    HexLe(frame.data() + slot, 8) + ", trap had " + HexLe(want, 8));
   }
   return bad;
 }

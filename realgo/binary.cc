@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/hex.h"
 #include "realgo/dwarf.h"
 #include "realgo/elf.h"
 
@@ -21,12 +22,6 @@ constexpr int kFuncdataLocalsPointerMaps = 1, kFuncdataInlTree = 3;
 // make the reader allocate without limit.
 constexpr uint32_t kMaxInlineEntries = 1 << 16;
 constexpr size_t kMaxName = 1 << 16;
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 struct Port {
   uint16_t machine;

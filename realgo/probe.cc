@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/hex.h"
 #include "realgo/tracer.h"
 
 namespace safepoint::realgo {
@@ -24,12 +25,6 @@ constexpr int kSigquit = 3;
 constexpr int32_t kPrunning = 1;
 // The most bytes of a goroutine's stack kept for the frame-table oracle.
 constexpr uint64_t kMaxStackImage = 256 * 1024;
-
-std::string Hex(uint64_t v) {
-  char b[24];
-  snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
