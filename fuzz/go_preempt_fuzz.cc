@@ -81,12 +81,11 @@ struct Program {
   bool ready = false, broken = false, has_base = false;
 };
 
-safepoint::realgo::ProbeOptions Options(int request, int stress) {
+// The guests' options (the request and the stress are set per probe:
+// GoGuest::SetKind).
+safepoint::realgo::ProbeOptions Options() {
   safepoint::realgo::ProbeOptions o;
   o.emulator = safepoint::realgo::EmulatorFromEnv();
-  o.request = request ? safepoint::realgo::GoRequest::kGC : safepoint::realgo::GoRequest::kSched;
-  o.force_collections = stress == 1;
-  o.traceback = stress == 2;
   o.follow_resume = true;
   o.stop_timeout_s = o.emulator.empty() ? 10 : 30;
   if (const char* t = getenv("TEST_TMPDIR")) o.work_dir = t;
@@ -96,7 +95,7 @@ safepoint::realgo::ProbeOptions Options(int request, int stress) {
 // The unpreempted run, made the first time a guest run ends by itself.
 const GuestRun& Base(Program& p) {
   if (!p.has_base) {
-    p.base = safepoint::realgo::RunPlain(p.path, safepoint::NativePort(), Options(0, 0));
+    p.base = safepoint::realgo::RunPlain(p.path, safepoint::NativePort(), Options());
     p.has_base = true;
     if (!p.base.error.empty()) {
       fprintf(stderr, "==safepoint-fuzz== ERROR: go_preempt_fuzz: %s: the unpreempted run: %s\n", p.path.c_str(),
@@ -156,7 +155,7 @@ bool Prepare(Program& p) {
   p.bin = GoBinary::Open(p.path, &err);
   safepoint::oracle::GoSweepOptions opt;
   opt.binary = p.path;
-  opt.probe = Options(0, 0);
+  opt.probe = Options();
   if (!p.bin || !p.judge.Init(*p.bin, safepoint::NativePort(), opt, &err)) {
     fprintf(stderr, "==safepoint-fuzz== ERROR: go_preempt_fuzz: %s: %s\n", p.path.c_str(), err.c_str());
     p.broken = true;
@@ -304,7 +303,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   safepoint::fuzz::WatchedExecution watch(data, size);
   if (g->guests.count(pi) == 0 && g->guests.size() >= kLiveGuests) g->guests.erase(g->guests.begin());
   auto& guest = g->guests[pi];
-  if (!guest) guest = std::make_unique<GoGuest>(p.path, *p.bin, safepoint::NativePort(), Options(0, 0));
+  if (!guest) guest = std::make_unique<GoGuest>(p.path, *p.bin, safepoint::NativePort(), Options());
   guest->SetKind(request ? safepoint::realgo::GoRequest::kGC : safepoint::realgo::GoRequest::kSched, stress == 1, stress == 2);
   const double reach_s = safepoint::realgo::EmulatorFromEnv().empty() ? 2 : 5;
   std::vector<GoFinding> findings;

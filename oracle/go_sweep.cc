@@ -159,121 +159,116 @@ std::string GoJudge::Insn(uint64_t pc) const {
 void GoJudge::Probe(const ProbeResult& r, GoCounts& c, std::vector<GoFinding>& findings) const {
   const GoBinary& bin = *bin_;
   const PortInfo& port = *port_;
-  const GoSweepOptions& opt = opt_;
-  const FuncTable& table = table_;
-  const uint64_t async_stack = async_stack_;
-  do {
-    const GoFunc* f = bin.FuncAt(r.pc);
-    GoFinding base_f;
-    base_f.pc = r.pc;
-    base_f.func = Where(f, r.pc);
-    base_f.insn = Insn(r.pc);
-    base_f.replay = {r.pc};
-    if (r.outcome == ProbeResult::kLost) {
-      c.lost++;
+  const GoFunc* f = bin.FuncAt(r.pc);
+  GoFinding base_f;
+  base_f.pc = r.pc;
+  base_f.func = Where(f, r.pc);
+  base_f.insn = Insn(r.pc);
+  base_f.replay = {r.pc};
+  if (r.outcome == ProbeResult::kLost) {
+    c.lost++;
+    GoFinding g = base_f;
+    g.kind = GoFinding::kLost;
+    g.message = "the probe was lost: " + r.error;
+    findings.push_back(g);
+    return;
+  }
+  c.probed++;
+  if (r.outcome == ProbeResult::kNoHandler) {
+    GoFinding g = base_f;
+    g.kind = GoFinding::kNoHandler;
+    g.message = r.error;
+    findings.push_back(g);
+    return;
+  }
+  // The tables' prediction.
+  GoTableFacts t;
+  t.pc = r.pc;
+  t.go_minor = bin.go_minor();
+  if (f != nullptr) {
+    t.found = true;
+    t.entry = f->entry;
+    t.asm_ = f->asm_;
+    t.has_locals_map = f->has_locals_map;
+    t.unsafe_point = f->unsafe_point.empty() ? kGoSafe : RunAt(f->unsafe_point, f->entry, r.pc, kGoSafe, &t.run_start);
+    if (opt_.mutation == GoSweepMutation::kUnsafeIgnored && t.unsafe_point == kGoUnsafe) t.unsafe_point = kGoSafe;
+    t.innermost = bin.InnermostName(r.pc);
+  }
+  GoStopState s;
+  s.curg = r.at.curg;
+  s.has_p = r.at.p != 0;
+  s.p_running = r.at.p_running;
+  s.m_locks = r.at.locks;
+  s.m_mallocing = r.at.mallocing;
+  s.m_preemptoff = r.at.preemptoff;
+  s.stack_ok = r.at.sp >= r.at.stack_lo && r.at.sp - r.at.stack_lo >= async_stack_;
+  GoExpect x = DecideGo(t, s);
+  const bool accepted = r.outcome == ProbeResult::kAccepted;
+  bool agree;
+  if (x.verdict == Verdict::kRefuse) {
+    agree = !accepted;
+  } else {
+    agree = accepted && r.resume == x.resume;
+  }
+  if (accepted) {
+    if (r.resume == r.pc) c.accepted++; else c.restarted++;
+  } else {
+    c.refused++;
+    if (agree) c.refused_by[RuleName(x.rule)]++;
+  }
+  if (!agree) {
+    c.disagreements++;
+    GoFinding g = base_f;
+    g.kind = GoFinding::kDecision;
+    std::string got = accepted ? (r.resume == r.pc ? "accepted" : "restarted at " + Hex(r.resume)) : "refused";
+    g.message = "Go " + got + "; its tables say " + DescribeGo(x) + " (unsafe-point " + std::to_string(t.unsafe_point) +
+                ", innermost " + (t.innermost.empty() ? "?" : t.innermost) + ")";
+    findings.push_back(g);
+  }
+  if (accepted && r.resumed == ProbeResult::kNotBack) c.not_followed++;
+  if (accepted && r.gc_scanned) c.gc_scanned++;
+  if (accepted && r.resumed == ProbeResult::kBack) {
+    c.saved_judged++;
+    std::string diff;
+    for (const PortInfo::GoFacts::Preserved& p : port.go.preserved) {
+      size_t i = static_cast<size_t>(p.reg);
+      if (i >= r.trap_regs.size() || i >= r.resume_regs.size()) continue;
+      uint64_t a = r.trap_regs[i] & p.mask, b = r.resume_regs[i] & p.mask;
+      if (a != b && diff.size() < 300)
+        diff += (diff.empty() ? "" : ", ") + std::string("register ") + std::to_string(p.reg) + " " + Hex(a) + " -> " + Hex(b);
+    }
+    // Floating-point and vector registers: the bytes asyncPreempt keeps.
+    for (const PortInfo::GoFacts::PreservedVec& pv : port.go.preserved_vec) {
+      const realgo::VecReg* a = nullptr;
+      const realgo::VecReg* b = nullptr;
+      for (const realgo::VecReg& v : r.trap_vec) if (v.name == pv.name) a = &v;
+      for (const realgo::VecReg& v : r.resume_vec) if (v.name == pv.name) b = &v;
+      if (a == nullptr || b == nullptr) continue;
+      const size_t n = std::min<size_t>({pv.bytes, a->bytes.size(), b->bytes.size()});
+      if (memcmp(a->bytes.data(), b->bytes.data(), n) != 0 && diff.size() < 300)
+        diff += (diff.empty() ? "" : ", ") + std::string(pv.name) + " " + HexLe(a->bytes.data(), n) + " -> " + HexLe(b->bytes.data(), n);
+    }
+    if (!diff.empty()) {
+      c.saved_differences++;
       GoFinding g = base_f;
-      g.kind = GoFinding::kLost;
-      g.message = "the probe was lost: " + r.error;
-      findings.push_back(g);
-      break;
-    }
-    c.probed++;
-    if (r.outcome == ProbeResult::kNoHandler) {
-      GoFinding g = base_f;
-      g.kind = GoFinding::kNoHandler;
-      g.message = r.error;
-      findings.push_back(g);
-      break;
-    }
-    // The tables' prediction.
-    GoTableFacts t;
-    t.pc = r.pc;
-    t.go_minor = bin.go_minor();
-    if (f != nullptr) {
-      t.found = true;
-      t.entry = f->entry;
-      t.asm_ = f->asm_;
-      t.has_locals_map = f->has_locals_map;
-      t.unsafe_point = f->unsafe_point.empty() ? kGoSafe : RunAt(f->unsafe_point, f->entry, r.pc, kGoSafe, &t.run_start);
-      if (opt.mutation == GoSweepMutation::kUnsafeIgnored && t.unsafe_point == kGoUnsafe) t.unsafe_point = kGoSafe;
-      t.innermost = bin.InnermostName(r.pc);
-    }
-    GoStopState s;
-    s.curg = r.at.curg;
-    s.has_p = r.at.p != 0;
-    s.p_running = r.at.p_running;
-    s.m_locks = r.at.locks;
-    s.m_mallocing = r.at.mallocing;
-    s.m_preemptoff = r.at.preemptoff;
-    s.stack_ok = r.at.sp >= r.at.stack_lo && r.at.sp - r.at.stack_lo >= async_stack;
-    GoExpect x = DecideGo(t, s);
-    const bool accepted = r.outcome == ProbeResult::kAccepted;
-    bool agree;
-    if (x.verdict == Verdict::kRefuse) {
-      agree = !accepted;
-    } else {
-      agree = accepted && r.resume == x.resume;
-    }
-    if (accepted) {
-      if (r.resume == r.pc) c.accepted++; else c.restarted++;
-    } else {
-      c.refused++;
-      if (agree) c.refused_by[RuleName(x.rule)]++;
-    }
-    if (!agree) {
-      c.disagreements++;
-      GoFinding g = base_f;
-      g.kind = GoFinding::kDecision;
-      std::string got = accepted ? (r.resume == r.pc ? "accepted" : "restarted at " + Hex(r.resume)) : "refused";
-      g.message = "Go " + got + "; its tables say " + DescribeGo(x) + " (unsafe-point " + std::to_string(t.unsafe_point) +
-                  ", innermost " + (t.innermost.empty() ? "?" : t.innermost) + ")";
+      g.kind = GoFinding::kSaveArea;
+      g.message = "back at its resume PC " + Hex(r.resume) + ", the goroutine's registers differ from the stop's (GDB numbers): " + diff;
       findings.push_back(g);
     }
-    if (accepted && r.resumed == ProbeResult::kNotBack) c.not_followed++;
-    if (accepted && r.gc_scanned) c.gc_scanned++;
-    if (accepted && r.resumed == ProbeResult::kBack) {
-      c.saved_judged++;
-      std::string diff;
-      for (const PortInfo::GoFacts::Preserved& p : port.go.preserved) {
-        size_t i = static_cast<size_t>(p.reg);
-        if (i >= r.trap_regs.size() || i >= r.resume_regs.size()) continue;
-        uint64_t a = r.trap_regs[i] & p.mask, b = r.resume_regs[i] & p.mask;
-        if (a != b && diff.size() < 300)
-          diff += (diff.empty() ? "" : ", ") + std::string("register ") + std::to_string(p.reg) + " " + Hex(a) + " -> " + Hex(b);
-      }
-      // Floating-point and vector registers: the bytes asyncPreempt keeps.
-      for (const PortInfo::GoFacts::PreservedVec& pv : port.go.preserved_vec) {
-        const realgo::VecReg* a = nullptr;
-        const realgo::VecReg* b = nullptr;
-        for (const realgo::VecReg& v : r.trap_vec) if (v.name == pv.name) a = &v;
-        for (const realgo::VecReg& v : r.resume_vec) if (v.name == pv.name) b = &v;
-        if (a == nullptr || b == nullptr) continue;
-        const size_t n = std::min<size_t>({pv.bytes, a->bytes.size(), b->bytes.size()});
-        if (memcmp(a->bytes.data(), b->bytes.data(), n) != 0 && diff.size() < 300)
-          diff += (diff.empty() ? "" : ", ") + std::string(pv.name) + " " + HexLe(a->bytes.data(), n) + " -> " + HexLe(b->bytes.data(), n);
-      }
-      if (!diff.empty()) {
-        c.saved_differences++;
+  }
+  if (accepted && opt_.frame_table) {
+    FrameCheck fc = CheckFrameTable(table_, r.frame, r.resume);
+    if (fc.judged) {
+      c.frame_judged++;
+      if (!fc.ok()) {
+        c.frame_differences++;
         GoFinding g = base_f;
-        g.kind = GoFinding::kSaveArea;
-        g.message = "back at its resume PC " + Hex(r.resume) + ", the goroutine's registers differ from the stop's (GDB numbers): " + diff;
+        g.kind = GoFinding::kFrameTable;
+        g.message = fc.problem;
         findings.push_back(g);
       }
     }
-    if (accepted && opt.frame_table) {
-      FrameCheck fc = CheckFrameTable(table, r.frame, r.resume);
-      if (fc.judged) {
-        c.frame_judged++;
-        if (!fc.ok()) {
-          c.frame_differences++;
-          GoFinding g = base_f;
-          g.kind = GoFinding::kFrameTable;
-          g.message = fc.problem;
-          findings.push_back(g);
-        }
-      }
-    }
-  } while (false);
+  }
 }
 
 namespace {

@@ -503,7 +503,6 @@ struct GoGuest::Live {
   Live(const GoBinary& bin, const PortInfo& port, const ProbeOptions& opt) : s(bin, port, opt) {}
   Session s;
   GuestRun run;
-  bool running = false;  // threads run (none held): nothing can be asked of the stub
 };
 
 GoGuest::GoGuest(std::string binary, const GoBinary& bin, const PortInfo& port, ProbeOptions opt)
@@ -565,13 +564,6 @@ void GoGuest::Finish(GuestRun* ended, bool killed) {
 
 void GoGuest::End(GuestRun* ended) { Finish(ended, true); }
 
-GoGuest::Outcome GoGuest::ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResult* r, GuestRun* ended) {
-  std::vector<ProbeResult> probes;
-  Outcome o = ProbeSet({pc}, reach_timeout_s, &probes, ended);
-  if (!probes.empty()) *r = std::move(probes[0]);
-  return o == kEnded && !probes.empty() ? kProbed : o;
-}
-
 GoGuest::Outcome GoGuest::ProbeSet(const std::vector<uint64_t>& pcs, double reach_timeout_s,
                                    std::vector<ProbeResult>* probes, GuestRun* ended) {
   fresh_ = false;
@@ -582,7 +574,6 @@ GoGuest::Outcome GoGuest::ProbeSet(const std::vector<uint64_t>& pcs, double reac
     if (!StartGuest(&why)) {
       live_->run.error = "starting the guest: " + why;
       Finish(ended, true);
-      ended->error = "starting the guest: " + why;
       return kError;
     }
   }

@@ -126,10 +126,11 @@ using ProbeProgress = std::function<void(size_t done, size_t total)>;
 ProbeReport ProbeAll(const std::string& binary, const GoBinary& bin, const PortInfo& port,
                      const std::vector<uint64_t>& pcs, const ProbeOptions& opt, const ProbeProgress& progress = nullptr);
 
-// A guest kept running across probes (a fuzzer's: one PC per input). Each
-// ProbeAt sets one breakpoint, lets the guest run until a goroutine reaches
-// it, probes there as ProbeAll does, and holds the thread stopped for the
-// next. A guest that ends is started again by the next ProbeAt.
+// A guest kept running across probes (a fuzzer's: the PCs of one input per
+// call). Each ProbeSet sets their breakpoints, lets the guest run until
+// goroutines reach them, probes each as ProbeAll does, and holds the thread
+// stopped for the next call. A guest that ends is started again by the
+// next ProbeSet.
 class GoGuest {
  public:
   GoGuest(std::string binary, const GoBinary& bin, const PortInfo& port, ProbeOptions opt);
@@ -137,29 +138,23 @@ class GoGuest {
   GoGuest(const GoGuest&) = delete;
   GoGuest& operator=(const GoGuest&) = delete;
 
-  enum Outcome {
-    kProbed,      // *r holds the probe (kLost among its outcomes)
-    kNotReached,  // not reached within reach_timeout_s: the guest is ended
-    kEnded,       // the guest ended first (*ended holds its run)
-    kError,       // the guest could not run (*ended's error says why)
-  };
-  // Probes `pc` at its next execution. When the guest ends (by itself, by
-  // the traceback stress, or given up), *ended receives its whole run, for
-  // the invisibility judge; ended->probed lists the PCs it probed.
-  Outcome ProbeAt(uint64_t pc, double reach_timeout_s, ProbeResult* r, GuestRun* ended);
+  enum Outcome { kProbed, kNotReached, kEnded, kError };
   // Each of `pcs` probed at its next execution, in the order the guest
   // reaches them (as a sweep's run does): kProbed when every one was (the
   // guest may have ended at the last), kEnded when the guest ended first,
   // kNotReached when none was reached for reach_timeout_s (the guest is
-  // ended), kError. *probes gets one result per PC probed.
+  // ended), kError (*ended's error says why). *probes gets one result per
+  // PC probed (kLost among their outcomes). When the guest ends (by itself,
+  // by the traceback stress, or given up), *ended receives its whole run,
+  // for the invisibility judge; ended->probed lists the PCs it probed.
   Outcome ProbeSet(const std::vector<uint64_t>& pcs, double reach_timeout_s, std::vector<ProbeResult>* probes,
                    GuestRun* ended);
   // The kind of request and the stress of the next probes (the guest's
   // ProbeOptions otherwise stay).
   void SetKind(GoRequest request, bool force_collections, bool traceback);
-  // True when the last ProbeAt started a fresh guest; ended(): the guest
+  // True when the last ProbeSet started a fresh guest; ended(): the guest
   // ended during it (by itself, the traceback stress, a lost probe, or
-  // given up), and its run is in ProbeAt's *ended.
+  // given up), and its run is in ProbeSet's *ended.
   bool fresh() const { return fresh_; }
   bool ended() const { return ended_; }
   size_t runs() const { return runs_; }
