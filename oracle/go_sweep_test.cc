@@ -133,16 +133,22 @@ TEST(GoSweepJudges, TheSaveAreaOracleSeesAVectorRegisterChangedAtEveryStop) {
     if (f.kind == GoFinding::kSaveArea) EXPECT_NE(f.message.find(name + " 0x"), std::string::npos) << f.message;
 }
 
-// The traceback stress over one function: every accepted goroutine's
-// traceback printed by the runtime agrees with the frame table's walk.
-TEST(GoSweepJudges, TheRuntimesTracebackAgreesWithTheFrameTableAtEveryAcceptedStop) {
-  ASSERT_TRUE(Program().bin);
+// The traceback stress over main.nonLeaf.
+GoSweepOptions TracebackOptions() {
   GoSweepOptions opt;
   opt.binary = Program().path;
   opt.func_regex = "^main\\.nonLeaf$";
   opt.probe.emulator = realgo::EmulatorFromEnv();
   opt.probe.traceback = true;
   if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
+  return opt;
+}
+
+// The traceback stress over one function: every accepted goroutine's
+// traceback printed by the runtime agrees with the frame table's walk.
+TEST(GoSweepJudges, TheRuntimesTracebackAgreesWithTheFrameTableAtEveryAcceptedStop) {
+  ASSERT_TRUE(Program().bin);
+  GoSweepOptions opt = TracebackOptions();
   GoSweepResult r = RunGoSweep(*Program().bin, NativePort(), opt);
   ASSERT_TRUE(r.fatal.empty()) << r.fatal;
   EXPECT_TRUE(r.clean()) << GoSweepText(r);
@@ -166,12 +172,7 @@ bool ReplaceAfter(std::string& s, const std::string& after, const std::string& f
 TEST(GoSweepJudges, TheTracebackJudgeSeesEachFieldItCompares) {
   ASSERT_TRUE(Program().bin);
   const realgo::GoBinary& bin = *Program().bin;
-  GoSweepOptions opt;
-  opt.binary = Program().path;
-  opt.func_regex = "^main\\.nonLeaf$";
-  opt.probe.emulator = realgo::EmulatorFromEnv();
-  opt.probe.traceback = true;
-  if (const char* t = getenv("TEST_TMPDIR")) opt.probe.work_dir = t;
+  GoSweepOptions opt = TracebackOptions();
   GoJudge judge;
   std::string err;
   ASSERT_TRUE(judge.Init(bin, NativePort(), opt, &err)) << err;
