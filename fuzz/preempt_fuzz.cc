@@ -23,6 +23,7 @@
 #include "fuzz/artifacts.h"
 #include "oracle/preempt_case.h"
 #include "harness/mutations.h"
+#include "harness/runtime_under_test.h"
 #include "platforms/native.h"
 #include "runtime/runtime.h"
 
@@ -102,6 +103,9 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   // -timeout cannot see it here).
   safepoint::fuzz::StartStallWatchdog("preempt_fuzz", *argc, *argv,
                                       "safepoint repro --arch=" + std::string(safepoint::NativePort().name));
+  // What the kept runtimes did, at the end: a reset that could not be
+  // proven clean made a fresh runtime instead, and says why here.
+  atexit([] { fprintf(stderr, "preempt_fuzz: %s\n", safepoint::harness::KeptRuntimeSummary().c_str()); });
   if (const char* m = getenv("SAFEPOINT_FUZZ_MUTATE"); m && *m) {
     g_mutation = safepoint::harness::FindMutation(m);
     if (!g_mutation) {
@@ -125,7 +129,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   safepoint::oracle::Case c;
   std::string err;
   if (!safepoint::oracle::DecodeCase(data, size, &c, &err)) return -1;  // not a case: kept out of the corpus
-  if (g_mutation) g_mutation->apply(c.opts.mutations);
+  if (g_mutation) {
+    g_mutation->apply(c.opts.mutations);
+    c.mutation = g_mutation->name;
+  }
+  c.keep_runtime = true;  // a runtime kept per settings and program (harness/reference.cc)
   safepoint::fuzz::ExecutionBegins(data, size);
   safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
   safepoint::fuzz::ExecutionEnds();

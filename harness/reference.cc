@@ -1,4 +1,8 @@
 // The reference runtime as a RuntimeUnderTest.
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "harness/armed.h"
 #include "harness/runtime_under_test.h"
 #include "harness/scenario.h"
@@ -7,36 +11,138 @@
 namespace safepoint::harness {
 namespace {
 
+// A runtime kept between lifetimes, and what its hooks share with it.
+struct Kept {
+  std::unique_ptr<Runtime> rt;
+  ManualClock* clock = nullptr;  // sysmon's, when it runs on one
+  std::shared_ptr<SaveAreaImage> save;
+  std::string options, program;  // its keys: the program it has loaded
+};
+
+// The kept runtimes of the process, the most recently kept last. A few:
+// a fuzz input runs one program twice (its baseline, then armed), and the
+// next input mostly another program under the same settings.
+class Keeper {
+ public:
+  static Keeper& Get() {
+    static auto* k = new Keeper;  // leaked: used until the process exits
+    return *k;
+  }
+  // One kept under these options, with this program loaded if there is
+  // one; else nullptr.
+  std::unique_ptr<Kept> Take(const KeepAs& keep) {
+    std::lock_guard<std::mutex> lk(mu_);
+    size_t pick = kept_.size();
+    for (size_t i = 0; i < kept_.size(); i++) {
+      if (kept_[i]->options != keep.options) continue;
+      pick = i;
+      if (kept_[i]->program == keep.program) break;
+    }
+    if (pick == kept_.size()) {
+      counts_.fresh++;
+      return nullptr;
+    }
+    std::unique_ptr<Kept> k = std::move(kept_[pick]);
+    kept_.erase(kept_.begin() + static_cast<long>(pick));
+    (k->program == keep.program ? counts_.reused_loaded : counts_.reused_reloaded)++;
+    return k;
+  }
+  void Give(std::unique_ptr<Kept> k) {
+    std::unique_ptr<Kept> out;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      kept_.push_back(std::move(k));
+      if (kept_.size() <= kMax) return;
+      out = std::move(kept_.front());
+      kept_.erase(kept_.begin());
+    }
+    out->rt.reset();
+    delete out->clock;  // after its runtime, whose sysmon read it
+  }
+  void Failed(const std::string& why) {
+    std::lock_guard<std::mutex> lk(mu_);
+    counts_.reset_failed[why]++;
+  }
+  KeptRuntimeCounts counts() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return counts_;
+  }
+
+ private:
+  static constexpr size_t kMax = 4;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Kept>> kept_;
+  KeptRuntimeCounts counts_;
+};
+
 class ReferenceRuntime : public RuntimeUnderTest {
  public:
-  ReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock)
-      : src_(src), clock_(src == RequestSource::kSysmon || sysmon_clock ? new ManualClock : nullptr),
-        save_(std::make_shared<SaveAreaImage>()),
-        own_(std::make_unique<Runtime>(WithSaveArea(WithClock(std::move(opts), clock_), save_))), rt_(*own_) {}
+  ReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock, KeepAs keep)
+      : src_(src), keep_(std::move(keep)), kept_(keep_.on() ? Keeper::Get().Take(keep_) : nullptr) {
+    if (kept_) {
+      loaded_ = kept_->program == keep_.program;
+    } else {
+      kept_ = std::make_unique<Kept>();
+      kept_->clock = src == RequestSource::kSysmon || sysmon_clock ? new ManualClock : nullptr;
+      kept_->save = std::make_shared<SaveAreaImage>();
+      kept_->rt = std::make_unique<Runtime>(WithSaveArea(WithClock(std::move(opts), kept_->clock), kept_->save));
+      kept_->options = keep_.options;
+    }
+    clock_ = kept_->clock;
+    save_ = kept_->save;
+    rt_ = kept_->rt.get();
+  }
   ~ReferenceRuntime() override {
-    Disarm(rt_);
+    Disarm(*rt_);
     // An M abandoned after the run (its goroutine never reached a safe
     // point) still runs code that reaches the Runtime through its M: the
     // Runtime must outlive it, so it is leaked, as ~Runtime leaks the rest.
     // (Found by //fuzz:preempt_fuzz: a long campaign crashed in the
     // harness on a freed Runtime.)
     // (Its sysmon reads the clock: leaked with it.)
-    if (rt_.abandoned_ms() > 0) own_.release();
-    else delete clock_;
+    if (rt_->abandoned_ms() > 0) {
+      kept_->rt.release();
+      if (keep_.on()) Keeper::Get().Failed("an M never stopped (its goroutine reached no safe point)");
+      return;
+    }
+    if (keep_.on() && ran_) {
+      std::string why;
+      if (rt_->Reset(&why)) {
+        *save_ = SaveAreaImage{};
+        if (clock_) clock_->Set(0);
+        Keeper::Get().Give(std::move(kept_));
+        return;
+      }
+      Keeper::Get().Failed(why);
+    } else if (keep_.on() && loaded_) {
+      Keeper::Get().Give(std::move(kept_));  // loaded, never run: as it was taken
+      return;
+    }
+    kept_->rt.reset();
+    delete clock_;
   }
-  bool Load(const ir::Program& prog, std::string* err) override { return rt_.Load(prog, err); }
-  bool ArmAt(uint32_t off, std::string* err) override { return Arm(rt_, off, err, src_, clock_); }
-  bool ArmThen(const std::vector<ArmPoint>& then, std::string* err) override { return harness::ArmThen(rt_, then, err); }
+  bool Load(const ir::Program& prog, std::string* err) override {
+    if (loaded_) return true;  // a kept runtime, this program loaded
+    if (!rt_->Load(prog, err)) return false;
+    loaded_ = true;
+    kept_->program = keep_.program;
+    return true;
+  }
+  bool ArmAt(uint32_t off, std::string* err) override { return Arm(*rt_, off, err, src_, clock_); }
+  bool ArmThen(const std::vector<ArmPoint>& then, std::string* err) override { return harness::ArmThen(*rt_, then, err); }
   RequestSource request_source() const override { return src_; }
-  bool Run(const std::string& main, std::string* err) override { return RunBounded(rt_, main, err); }
-  const FuncTable& table() const override { return rt_.table(); }
-  uintptr_t code_base() const override { return rt_.code_base(); }
-  std::vector<Event> events() const override { return const_cast<Runtime&>(rt_).events().Snapshot(); }
-  size_t events_dropped() const override { return const_cast<Runtime&>(rt_).events().dropped(); }
+  bool Run(const std::string& main, std::string* err) override {
+    ran_ = true;
+    return RunBounded(*rt_, main, err);
+  }
+  const FuncTable& table() const override { return rt_->table(); }
+  uintptr_t code_base() const override { return rt_->code_base(); }
+  std::vector<Event> events() const override { return rt_->events().Snapshot(); }
+  size_t events_dropped() const override { return rt_->events().dropped(); }
   EndState end_state() const override {
     EndState s;
-    for (int i = 0; i < ir::kGlobals; i++) s.globals.push_back(rt_.global(i));
-    s.vdump.assign(rt_.vdump(0), rt_.vdump(0) + ir::kVDumpAreas * ir::kVDumpBytes);
+    for (int i = 0; i < ir::kGlobals; i++) s.globals.push_back(rt_->global(i));
+    s.vdump.assign(rt_->vdump(0), rt_->vdump(0) + ir::kVDumpAreas * ir::kVDumpBytes);
     return s;
   }
   SaveAreaImage save_area() const override { return *save_; }
@@ -85,20 +191,44 @@ class ReferenceRuntime : public RuntimeUnderTest {
     return opts;
   }
   RequestSource src_;
-  ManualClock* clock_;
+  KeepAs keep_;
+  std::unique_ptr<Kept> kept_;
+  ManualClock* clock_ = nullptr;
   std::shared_ptr<SaveAreaImage> save_;
-  std::unique_ptr<Runtime> own_;
-  Runtime& rt_;
+  Runtime* rt_ = nullptr;
+  bool loaded_ = false;  // its program is the one keep_ names, loaded
+  bool ran_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock) {
-  return std::make_unique<ReferenceRuntime>(std::move(opts), src, sysmon_clock);
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock,
+                                                      KeepAs keep) {
+  return std::make_unique<ReferenceRuntime>(std::move(opts), src, sysmon_clock, std::move(keep));
 }
 
-RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src, bool sysmon_clock) {
-  return [opts, src, sysmon_clock] { return NewReferenceRuntime(opts, src, sysmon_clock); };
+RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src, bool sysmon_clock, KeepAs keep) {
+  return [opts, src, sysmon_clock, keep] { return NewReferenceRuntime(opts, src, sysmon_clock, keep); };
+}
+
+KeptRuntimeCounts KeptRuntimeCountsNow() { return Keeper::Get().counts(); }
+
+std::string KeptRuntimeSummary() {
+  KeptRuntimeCounts c = KeptRuntimeCountsNow();
+  std::string s = "runtimes: " + std::to_string(c.fresh) + " made fresh, " +
+                  std::to_string(c.reused_loaded + c.reused_reloaded) + " reset and reused (" +
+                  std::to_string(c.reused_reloaded) + " with another program loaded), " + std::to_string(c.failed()) +
+                  " not reset";
+  if (!c.reset_failed.empty()) {
+    s += " (";
+    bool first = true;
+    for (const auto& [why, n] : c.reset_failed) {
+      s += (first ? "" : "; ") + why + ": " + std::to_string(n);
+      first = false;
+    }
+    s += ")";
+  }
+  return s;
 }
 
 }  // namespace safepoint::harness

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,11 +86,46 @@ using RuntimeFactory = std::function<std::unique_ptr<RuntimeUnderTest>()>;
 // instruction's request raised by `src`. `sysmon_clock`: sysmon runs on a
 // ManualClock even when `src` is another source (a chain's later point
 // asks sysmon).
+//
+// `keep`: the runtimes this makes are kept across lifetimes in the process
+// (a fuzzing process's: harness/reference.cc) instead of ending with the
+// object: when one is destroyed after a run, the runtime is Reset
+// (Runtime::Reset) and kept; the next one made with the same options key
+// takes it, its program still loaded when the program key is the same
+// (Load is then nothing), else loads the new program into it. The caller
+// promises that one options key means the same opts, src and sysmon_clock,
+// and one program key the same program. A runtime whose reset fails is
+// destroyed instead, and the counters say why. Empty keys: a fresh runtime
+// every time.
+struct KeepAs {
+  std::string options;
+  std::string program;
+  bool on() const { return !options.empty(); }
+};
 std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts,
                                                       RequestSource src = RequestSource::kPreemptOne,
-                                                      bool sysmon_clock = false);
+                                                      bool sysmon_clock = false, KeepAs keep = {});
 RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src = RequestSource::kPreemptOne,
-                                       bool sysmon_clock = false);
+                                       bool sysmon_clock = false, KeepAs keep = {});
+// What the kept runtimes did in this process: made fresh (none kept for
+// the options), reused with their program loaded, reused with another
+// program loaded into them, and reset failures by reason (each a runtime
+// destroyed instead of kept).
+struct KeptRuntimeCounts {
+  long fresh = 0;
+  long reused_loaded = 0;
+  long reused_reloaded = 0;
+  std::map<std::string, long> reset_failed;
+  long failed() const {
+    long n = 0;
+    for (const auto& [why, k] : reset_failed) n += k;
+    return n;
+  }
+};
+KeptRuntimeCounts KeptRuntimeCountsNow();
+// "runtimes: N made fresh, N reset and reused (N with another program), N
+// not reset (why: n, ...)": one line for a fuzzer's report.
+std::string KeptRuntimeSummary();
 
 }  // namespace safepoint::harness
 

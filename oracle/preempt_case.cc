@@ -104,7 +104,13 @@ CaseResult RunCase(const Case& c, std::string* err) {
   }
   bool sysmon = false;
   for (const Case::Point& p : c.then) sysmon = sysmon || p.source == harness::RequestSource::kSysmon;
-  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon);
+  harness::KeepAs keep;
+  if (c.keep_runtime) {
+    keep.options = "settings " + std::to_string(c.settings) + ", source " + harness::RequestSourceName(c.source) +
+                   (sysmon ? ", sysmon's clock" : "") + ", mutation " + c.mutation;
+    keep.program = c.program;
+  }
+  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, keep);
   harness::Baseline base;
   {
     std::lock_guard<std::mutex> lk(g_mu);

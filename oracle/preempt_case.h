@@ -51,6 +51,14 @@ struct Case {
     harness::RequestSource source = harness::RequestSource::kPreemptOne;
   };
   std::vector<Point> then;  // the chain's further points
+  // Not from the bytes. The mutation applied to opts (harness/mutations.h;
+  // empty: none), and whether the runtime is kept for later cases (a
+  // fuzzing process's: harness/reference.cc's kept runtimes, keyed by the
+  // settings, the sources, the mutation and the program). A kept runtime
+  // must behave exactly as a fresh one (oracle:preempt_case_test checks it
+  // over mixed inputs); `repro` runs fresh.
+  std::string mutation;
+  bool keep_runtime = false;
 };
 
 // The chain's bytes for `then` (what an input ends in), for seeds and tests.

@@ -73,8 +73,13 @@ class Asm {
   uint32_t pos() const { return static_cast<uint32_t>(code_.size()); }
   // Pads to a multiple of `align` bytes with `fill` repeated (a trap: no
   // instruction boundary is recorded in the padding).
+  // (In one resize: a page of padding per generated function was a byte at
+  // a time, 5% of a fuzz execution natively.)
   void PadTo(uint32_t align, const std::vector<uint8_t>& fill) {
-    while (pos() % align != 0) Byte(fill.empty() ? 0 : fill[pos() % fill.size()]);
+    size_t from = code_.size(), to = (from + align - 1) / align * align;
+    code_.resize(to, 0);
+    if (!fill.empty())
+      for (size_t i = from; i < to; i++) code_[i] = fill[i % fill.size()];
   }
   uint32_t Read32(uint32_t at) const {
     return code_[at] | code_[at + 1] << 8 | code_[at + 2] << 16 | uint32_t(code_[at + 3]) << 24;

@@ -281,7 +281,7 @@ void Runtime::gcWorkerLoop() {
 }
 
 void Runtime::StartGCWorker() {
-  std::call_once(gc_worker_once_, [this] {
+  std::call_once(*gc_worker_once_, [this] {
     gc_worker_.Start([](void* a) {
       Runtime* rt = static_cast<Runtime*>(a);
       EventLog::BindThread(-1, -1);

@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/mempool.h"
 #include "runtime/runtime.h"
 
 namespace safepoint {
@@ -36,10 +37,32 @@ constexpr uint8_t kPoison = 0xdb;
 void Runtime::HeapInit() {
   heap_page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   heap_pages_ = kHeapObjects;
-  void* mem = mmap(nullptr, heap_page_ * heap_pages_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mem == MAP_FAILED) Throw("out of memory", std::string("cannot reserve the heap: ") + strerror(errno));
+  // A finished runtime's reservation (runtime/mempool.h) comes back with
+  // every page inaccessible, as a fresh one; its pages still hold what that
+  // runtime left (objects, poison), so mallocgc zeroes each it hands out.
+  void* mem = TakeMapping(Mapping::kHeap, heap_page_ * heap_pages_);
+  heap_reused_ = mem != nullptr;
+  if (mem == nullptr) {
+    mem = mmap(nullptr, heap_page_ * heap_pages_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) Throw("out of memory", std::string("cannot reserve the heap: ") + strerror(errno));
+    CountFreshMapping(Mapping::kHeap);
+  }
   heap_base_ = reinterpret_cast<uintptr_t>(mem);
   heap_objs_.reset(new HeapObj[heap_pages_]);
+}
+
+// Every page back to inaccessible in one call (the pages a run handed out
+// are one span from the base), and the reservation kept for the next
+// runtime.
+void Runtime::HeapRelease() {
+  if (heap_base_ == 0) return;
+  if (heap_next_ > 0 && mprotect(reinterpret_cast<void*>(heap_base_), heap_next_ * heap_page_, PROT_NONE) != 0) {
+    munmap(reinterpret_cast<void*>(heap_base_), heap_page_ * heap_pages_);
+  } else {
+    GiveMapping(Mapping::kHeap, reinterpret_cast<void*>(heap_base_), heap_page_ * heap_pages_);
+  }
+  heap_base_ = 0;
+  heap_next_ = 0;
 }
 
 int64_t Runtime::HeapFind(uintptr_t w) const {
@@ -61,6 +84,7 @@ uintptr_t Runtime::mallocgc(size_t size, G* gp) {
   void* page = reinterpret_cast<void*>(heap_base_ + idx * heap_page_);
   if (mprotect(page, heap_page_, PROT_READ | PROT_WRITE) != 0)
     Throw("out of memory", std::string("cannot map a heap page: ") + strerror(errno));
+  if (heap_reused_) memset(page, 0, heap_page_);
   auto* hdr = static_cast<uint64_t*>(page);
   hdr[0] = kHeaderMagic | idx;
   hdr[1] = size;

@@ -30,6 +30,7 @@
 #include "platforms/native.h"
 #include "platforms/emitter.h"
 #include "core/code_page.h"
+#include "runtime/mempool.h"
 
 namespace safepoint {
 
@@ -110,11 +111,21 @@ bool ParseGodebug(const std::string& s, Debug* out, std::string* err) {
 Runtime::Runtime(RuntimeOptions opts)
     : opts_(std::move(opts)),
       events_(opts_.hooks.event_capacity, opts_.hooks.event_times),
-      data_mapping_(mmap(nullptr, kDataReservation, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) {
-  if (data_mapping_ == MAP_FAILED) Throw("out of memory", "cannot reserve the program's data pages");
-  char* mid = static_cast<char*>(data_mapping_) + kDataReservation / 2;
+      data_mapping_(TakeMapping(Mapping::kData, kDataReservation)) {
+  char* mid;
   size_t len = (sizeof(ProgramData) + 4095) & ~size_t(4095);
-  if (mprotect(mid, len, PROT_READ | PROT_WRITE) != 0) Throw("out of memory", "cannot map the program's data pages");
+  if (data_mapping_ != nullptr) {
+    // A finished runtime's (runtime/mempool.h): its pages writable, zeroed
+    // here as fresh ones are.
+    mid = static_cast<char*>(data_mapping_) + kDataReservation / 2;
+    memset(mid, 0, len);
+  } else {
+    data_mapping_ = mmap(nullptr, kDataReservation, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (data_mapping_ == MAP_FAILED) Throw("out of memory", "cannot reserve the program's data pages");
+    CountFreshMapping(Mapping::kData);
+    mid = static_cast<char*>(data_mapping_) + kDataReservation / 2;
+    if (mprotect(mid, len, PROT_READ | PROT_WRITE) != 0) Throw("out of memory", "cannot map the program's data pages");
+  }
   data_ = new (mid) ProgramData();
   for (int i = 0; i < ir::kGlobals; i++) data_->globals[i].store(0);
   data_->wbflag.store(0);
@@ -138,14 +149,107 @@ Runtime::~Runtime() {
     for (auto& p : ps_) p.release();
     return;
   }
+  // Every M stopped: nothing reaches this memory any more, and the next
+  // runtime in the process takes it (runtime/mempool.h).
   for (auto& g : allgs_) FreeStack(g.get());
   for (auto& m : ms_)
-    if (m && m->g0_mapping) munmap(m->g0_mapping, m->g0_mapped);
-  if (data_mapping_ != nullptr && data_mapping_ != MAP_FAILED) munmap(data_mapping_, kDataReservation);
-  if (heap_base_ != 0) munmap(reinterpret_cast<void*>(heap_base_), heap_page_ * heap_pages_);
+    if (m && m->g0_mapping) GiveMapping(Mapping::kG0Stack, m->g0_mapping, m->g0_mapped);
+  if (data_mapping_ != nullptr && data_mapping_ != MAP_FAILED) GiveMapping(Mapping::kData, data_mapping_, kDataReservation);
+  HeapRelease();
 }
 
 uintptr_t Runtime::code_base() const { return code_ ? code_->base() : 0; }
+
+bool Runtime::Reset(std::string* why) {
+  // What a reset cannot put back.
+  if (running_ms_.load() > 0) {
+    *why = "an M never stopped (its goroutine reached no safe point)";
+    return false;
+  }
+  if (faulted_.load()) {
+    *why = "the run faulted";
+    return false;
+  }
+  if (fatal_ || aborted_) {
+    *why = fatal_ ? "the run ended in a fatal error" : "the run was aborted";
+    return false;
+  }
+  if (suspending_.load() != 0) {
+    *why = "a suspendG was not resumed";
+    return false;
+  }
+  if (sysmon_thread_.joinable() || gc_worker_.joinable() || gc_worker_started_.load()) {
+    *why = "sysmon or the collector's worker still runs";
+    return false;
+  }
+  if (code_) {
+    std::vector<uint8_t> now(emitted_.size());
+    code_->Read(0, now.data(), now.size());
+    if (now != emitted_) {
+      *why = "the code is not as emitted (a patch was left in it)";
+      return false;
+    }
+  }
+  // The goroutines and Ms of the run (all stopped): their memory kept for
+  // reuse (runtime/mempool.h), the objects gone.
+  for (auto& m : ms_)
+    if (m->thread.joinable()) m->thread.Join();
+  for (auto& g : allgs_) FreeStack(g.get());
+  allgs_.clear();
+  for (auto& m : ms_)
+    if (m->g0_mapping) GiveMapping(Mapping::kG0Stack, m->g0_mapping, m->g0_mapped);
+  ms_.clear();
+  ps_.clear();  // Run makes them again, scratch areas zeroed
+  globrunq_.clear();
+  sleepers_.clear();
+  handshakes_.assign(ir::kGlobals, false);
+  waiters_.assign(ir::kGlobals, {});
+  next_goid_.store(1);
+  main_done_.store(false);
+  stopping_.store(false);
+  deadlock_ = false;
+  aborted_ = false;
+  abort_why_.clear();
+  fault_sig_ = 0;
+  fault_pc_ = fault_addr_ = fault_g_ = 0;
+  fault_goid_ = 0;
+  fault_g_curg_ = fault_curg_m_ = false;
+  fault_code_ = 0;
+  idle_ms_ = 0;
+  abandoned_ms_ = 0;
+  sysmon_started_ = false;
+  sysmon_stop_.store(false);
+  // The heap: every page handed out back to inaccessible (zeroed again as
+  // mallocgc hands it out), every object unused.
+  if (heap_base_ != 0) {
+    if (heap_next_ > 0 && mprotect(reinterpret_cast<void*>(heap_base_), heap_next_ * heap_page_, PROT_NONE) != 0) {
+      *why = "the heap's pages could not be made inaccessible again";
+      return false;
+    }
+    for (size_t i = 0; i < heap_next_; i++) heap_objs_[i] = HeapObj{};
+    heap_next_ = 0;
+    heap_reused_ = true;
+  }
+  gc_marking_ = false;
+  gc_work_.clear();
+  gc_cycles_ = 0;
+  gc_requests_.clear();
+  gc_worker_stop_ = false;
+  gc_active_.store(false);
+  gc_worker_once_ = std::make_unique<std::once_flag>();
+  freed_access_ = FreedAccess{};
+  gcwaiting_.store(false);
+  stopped_ps_.store(0);
+  safe_point_fn_ = nullptr;
+  safe_point_pending_.clear();
+  safe_point_left_.store(0);
+  // The program's memory as a fresh runtime's: zeroed.
+  for (int i = 0; i < ir::kGlobals; i++) data_->globals[i].store(0);
+  data_->wbflag.store(0);
+  memset(data_->vdump, 0, sizeof data_->vdump);
+  events_.Clear();
+  return true;
+}
 
 const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
   if (!code_ || !code_->contains(pc)) return nullptr;
@@ -216,6 +320,7 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   if (heap_base_ == 0) HeapInit();
   code_ = CodePage::Create(out.code, err);
   if (!code_) return false;
+  emitted_ = std::move(out.code);
   table_ = std::move(out.table);
   if (opts_.hooks.edit_table) opts_.hooks.edit_table(table_);
   if (opts_.mutations.pcsp_late) OpenFramesLate(&table_);
@@ -632,7 +737,11 @@ void Runtime::MStartTrampoline(void* arg) {
 void Runtime::MThreadMain(void* arg) {
   M* m = static_cast<M*>(arg);
   sp_call_on_stack(m->g0->stack.hi, &MStartTrampoline, m);
-  m->rt->running_ms_.fetch_sub(1);
+  Runtime* rt = m->rt;
+  // Under mu_: Run's stop loop waits on done_cv_ for the last one.
+  std::lock_guard<std::mutex> lk(rt->mu_);
+  rt->running_ms_.fetch_sub(1);
+  rt->done_cv_.notify_all();
 }
 
 void Runtime::StartM(int i) {
@@ -644,8 +753,12 @@ void Runtime::StartM(int i) {
   m->is_m0 = i == 0;
   // The g0 stack: 256 KiB of our own, so the M's pthread stack stays clean.
   size_t size = 256 * 1024;
-  void* mem = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) Throw("cannot map a g0 stack");
+  void* mem = TakeMapping(Mapping::kG0Stack, size);
+  if (mem == nullptr) {
+    mem = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) Throw("cannot map a g0 stack");
+    CountFreshMapping(Mapping::kG0Stack);
+  }
   m->g0_mapping = mem;
   m->g0_mapped = size;
   m->g0->stack.lo = reinterpret_cast<uintptr_t>(mem);
@@ -710,10 +823,14 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   // (their memory is leaked, see ~Runtime): the run still ended as Go's.
   stopping_.store(true);
   idle_cv_.notify_all();
+  // (Waiting on done_cv_, which each M's end notifies, rather than
+  // sleeping a millisecond: nearly every run's Ms end within microseconds,
+  // and the sleep was a fuzz execution's largest wait.)
   for (int round = 0; round < 2000 && running_ms_.load() > 0; round++) {
     preemptall(Source::kNone);
+    std::unique_lock<std::mutex> lk(mu_);
     idle_cv_.notify_all();
-    usleep(1000);
+    done_cv_.wait_for(lk, std::chrono::milliseconds(1), [&] { return running_ms_.load() == 0; });
   }
   if (sysmon_started_) {
     sysmon_stop_.store(true);

@@ -251,6 +251,18 @@ class Runtime {
   // GOMAXPROCS Ps, until it returns; then stops every M. False with *err if
   // the runtime could not run it or could not stop its Ms.
   bool Run(const std::string& main_fn, std::string* err);
+  // After Run: back to the state Load left, the program still loaded, so
+  // that Run can run it again as a fresh runtime would (a fuzzing process
+  // keeps its runtimes: harness/reference.cc). Everything a run changes is
+  // put back: the goroutines (their stacks kept for reuse, zeroed), the
+  // Ps and their scratch areas, the Ms (their threads parked), the heap
+  // (every page inaccessible again, zeroed as handed out), the globals and
+  // vector dump areas, the queues, timers and handshakes, the collector's
+  // and stop-the-world's state, the event log. False, with *why, when the
+  // run left something a reset cannot prove clean: an M that never stopped,
+  // a fault, an aborted or fatal run, a suspendG not resumed, the code not
+  // as emitted (a patch left in it); the caller then needs a fresh runtime.
+  bool Reset(std::string* why);
 
   EventLog& events() { return events_; }
   const FuncTable& table() const { return table_; }
@@ -487,6 +499,7 @@ class Runtime {
     int64_t freed_by = 0;
   };
   void HeapInit();
+  void HeapRelease();  // ~Runtime: the reservation kept for the next runtime
   // The object whose payload holds w, or -1.
   int64_t HeapFind(uintptr_t w) const;
   uintptr_t HeapObjAddr(int64_t idx) const { return heap_base_ + static_cast<uintptr_t>(idx) * heap_page_ + 16; }
@@ -541,6 +554,7 @@ class Runtime {
   void* data_mapping_ = nullptr;
   ProgramData* data_ = nullptr;
   std::unique_ptr<CodePage> code_;
+  std::vector<uint8_t> emitted_;  // the code as Load wrote it (Reset's check)
   FuncTable table_;
   uint32_t goexit_off_ = 0;
 
@@ -583,6 +597,7 @@ class Runtime {
   std::mutex heap_mu_;
   uintptr_t heap_base_ = 0;
   size_t heap_page_ = 0, heap_pages_ = 0, heap_next_ = 0;
+  bool heap_reused_ = false;  // a kept reservation: pages zeroed as handed out
   std::unique_ptr<HeapObj[]> heap_objs_;
   bool gc_marking_ = false;          // heap_mu_: allocate black
   std::vector<int64_t> gc_work_;     // heap_mu_: marked, not yet scanned
@@ -596,7 +611,7 @@ class Runtime {
   std::condition_variable gc_cv_;    // mu_: the worker waits for requests
   bool gc_worker_stop_ = false;      // mu_
   std::atomic<bool> gc_active_{false};  // a collection runs: preemptions request none
-  std::once_flag gc_worker_once_;
+  std::unique_ptr<std::once_flag> gc_worker_once_ = std::make_unique<std::once_flag>();  // anew at Reset
   std::atomic<bool> gc_worker_started_{false};
   OSThread gc_worker_;
   FreedAccess freed_access_;

@@ -32,6 +32,7 @@
 #include <cstring>
 
 #include "platforms/asm.h"
+#include "runtime/mempool.h"
 #include "runtime/runtime.h"
 
 namespace safepoint {
@@ -42,12 +43,20 @@ bool Runtime::AllocStack(G* gp, size_t size, std::string* err) {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t body = (size + page - 1) / page * page;
   size_t mapped = body + page;  // one guard page below
-  void* mem = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) {
-    if (err) *err = std::string("mmap of a goroutine stack failed: ") + strerror(errno);
-    return false;
+  // A stack a finished runtime gave back (runtime/mempool.h), its guard
+  // page still inaccessible, its body zeroed as a fresh mapping's is.
+  void* mem = TakeMapping(Mapping::kGoroutineStack, mapped);
+  if (mem != nullptr) {
+    memset(static_cast<char*>(mem) + page, 0, body);
+  } else {
+    mem = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+      if (err) *err = std::string("mmap of a goroutine stack failed: ") + strerror(errno);
+      return false;
+    }
+    mprotect(mem, page, PROT_NONE);
+    CountFreshMapping(Mapping::kGoroutineStack);
   }
-  mprotect(mem, page, PROT_NONE);
   gp->stack_mapping = mem;
   gp->stack_mapped = mapped;
   gp->stack.hi = reinterpret_cast<uintptr_t>(mem) + mapped;
@@ -57,8 +66,11 @@ bool Runtime::AllocStack(G* gp, size_t size, std::string* err) {
   return true;
 }
 
+// At the runtime's end only (every M stopped): kept for the next runtime.
+// copystack unmaps an old stack instead, so that a pointer left into it
+// still faults.
 void Runtime::FreeStack(G* gp) {
-  if (gp->stack_mapping) munmap(gp->stack_mapping, gp->stack_mapped);
+  if (gp->stack_mapping) GiveMapping(Mapping::kGoroutineStack, gp->stack_mapping, gp->stack_mapped);
   gp->stack_mapping = nullptr;
 }
 
