@@ -11,17 +11,15 @@
 // move the stack (a growth and a shrink while main holds a pointer into it).
 //
 // SAFEPOINT_PROPERTY_PROGRAMS sets the seeds, as for the property test.
-#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/events.h"
+#include "core/files.h"
 #include "harness/armed.h"
 #include "harness/generator.h"
 #include "oracle/preempt_case.h"
@@ -42,21 +40,9 @@ int Seeds() {
 
 std::vector<std::string> CorpusInputs() {
   const char* src = getenv("TEST_SRCDIR");
-  std::string dir = std::string(src ? src : ".") + "/safepoint/fuzz/corpus/preempt";
   std::vector<std::string> out;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  std::vector<std::string> names;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] != '.') names.push_back(e->d_name);
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  for (const std::string& n : names) {
-    std::ifstream in(dir + "/" + n, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    out.push_back(ss.str());
-  }
+  for (auto& [name, bytes] : ReadFilesIn(std::string(src ? src : ".") + "/safepoint/fuzz/corpus/preempt"))
+    out.push_back(std::move(bytes));
   return out;
 }
 

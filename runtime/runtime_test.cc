@@ -27,6 +27,157 @@ bool RunProgram(const std::string& text, RuntimeOptions opts, std::unique_ptr<Ru
   return (*out)->Run("main.main", err);
 }
 
+// A run's events as a fresh and a reset runtime must both record them:
+// every field (but the rounds of stop-the-world and of the run's end), PCs in the program as offsets into it (the code page of
+// another runtime lies elsewhere), other addresses (heap objects, named
+// by their index in `arg`) left out.
+std::vector<std::string> Normalized(Runtime& rt) {
+  std::vector<std::string> out;
+  uintptr_t base = rt.code_base();
+  for (const Event& e : rt.events().Snapshot()) {
+    // How many rounds the collector's stop-the-world takes, and how many
+    // times the end of the run asks Ms to stop, depend on when an idle M
+    // gives its P up: timing, not state, so not compared (both are skips
+    // recorded by a thread that is no M).
+    if (e.kind == Ev::kSTWRound || e.kind == Ev::kSTWDone || (e.kind == Ev::kSkip && e.m == -1)) continue;
+    std::string pc = e.pc >= base && rt.FuncAt(e.pc) ? "+" + std::to_string(e.pc - base) : (e.pc ? "addr" : "0");
+    out.push_back(std::string(EvName(e.kind)) + " " + SourceName(e.source) + " " + ReasonName(e.reason) + " g" +
+                  std::to_string(e.goid) + " pc" + pc + " arg" + std::to_string(e.arg) + " m" + std::to_string(e.m) +
+                  " p" + std::to_string(e.p));
+  }
+  return out;
+}
+
+// Goroutines, handshakes, the heap and a collection, a stack grown: what
+// a reset must put back, in one program whose run is the same every time
+// on one P.
+const char* kResetProgram = R"(
+func main.main frame=16 ptrs=0
+  go main.worker
+  wait 1
+  movi r0, 0
+  movi r5, 3
+build:
+  stslot 8, r5
+  stslot 0, r0
+  alloc 16
+  ldslot r1, 0
+  stm r0, 0, r1
+  ldslot r5, 8
+  stm r0, 8, r5
+  addi r5, -1
+  jnz r5, build
+  stslot 0, r0
+  call main.churn
+  ld r2, g[1]
+  addi r2, 7
+  st g[1], r2
+  ld r3, g[0]
+  st g[2], r3
+  ret
+end
+func main.churn
+  alloc 64
+  alloc 32
+  drop r0
+  gc
+  ret
+end
+func main.worker frame=64
+  movi r0, 40
+  call main.deep
+  st g[1], r0
+  handshake 1
+  ret
+end
+func main.deep frame=512
+  addi r0, -1
+  jz r0, out
+  call main.deep
+out:
+  ret
+end
+)";
+
+// Where two event lists first differ, for a failure's message.
+std::string FirstDifference(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) i++;
+  if (i == a.size() && i == b.size()) return "the same";
+  return "event " + std::to_string(i) + ": " + (i < a.size() ? a[i] : "(end)") + " | " + (i < b.size() ? b[i] : "(end)");
+}
+
+TEST(Runtime, AResetRuntimeRunsItsProgramAgainAsAFreshOneDoes) {
+  ir::Program prog;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram(kResetProgram, &prog, &err)) << err;
+  auto run_fresh = [&](std::vector<std::string>* ev, std::vector<uint64_t>* globals) {
+    Runtime rt({});
+    ASSERT_TRUE(rt.Load(prog, &err)) << err;
+    ASSERT_TRUE(rt.Run("main.main", &err)) << err;
+    *ev = Normalized(rt);
+    for (int i = 0; i < ir::kGlobals; i++) globals->push_back(rt.global(i));
+  };
+  std::vector<std::string> fresh, fresh2;
+  std::vector<uint64_t> fresh_globals, fresh2_globals;
+  run_fresh(&fresh, &fresh_globals);
+  run_fresh(&fresh2, &fresh2_globals);
+  ASSERT_EQ(fresh, fresh2) << "two fresh runtimes disagree (the program is not deterministic on one P): "
+                           << FirstDifference(fresh, fresh2);
+  ASSERT_EQ(fresh_globals, fresh2_globals);
+  auto count = [&](const char* kind) {
+    return std::count_if(fresh.begin(), fresh.end(), [&](const std::string& e) { return e.rfind(kind, 0) == 0; });
+  };
+  ASSERT_GT(count("free "), 0)
+      << "the program freed no object: nothing for a reset to put back in the heap";
+  ASSERT_GT(count("grow "), 0)
+      << "no stack grew: nothing for a reset to put back in the stacks";
+
+  Runtime rt({});
+  ASSERT_TRUE(rt.Load(prog, &err)) << err;
+  for (int round = 0; round < 5; round++) {
+    ASSERT_TRUE(rt.Run("main.main", &err)) << "round " << round << ": " << err;
+    std::vector<std::string> again = Normalized(rt);
+    EXPECT_EQ(again, fresh) << "round " << round << ": " << FirstDifference(again, fresh);
+    for (int i = 0; i < ir::kGlobals; i++) EXPECT_EQ(rt.global(i), fresh_globals[i]) << "g[" << i << "], round " << round;
+    ASSERT_TRUE(rt.Reset(&err)) << "round " << round << ": " << err;
+    // Back to what Load left: nothing recorded, every global zero.
+    EXPECT_EQ(rt.events().Snapshot().size(), 0u);
+    for (int i = 0; i < ir::kGlobals; i++) EXPECT_EQ(rt.global(i), 0u) << "g[" << i << "] after the reset";
+  }
+}
+
+TEST(Runtime, AResetRefusesWhatItCannotProveClean) {
+  ir::Program prog;
+  std::string err;
+  // A patch left in the code.
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  movi r0, 1\n  st g[0], r0\n  ret\nend\n", &prog, &err)) << err;
+  {
+    Runtime rt({});
+    ASSERT_TRUE(rt.Load(prog, &err)) << err;
+    ASSERT_TRUE(rt.Run("main.main", &err)) << err;
+    uint32_t entry = rt.table().Find("main.main")->entry;
+    uint8_t b = 0;
+    ASSERT_TRUE(rt.ReadCode(entry, &b, 1));
+    b ^= 0xff;
+    ASSERT_TRUE(rt.PatchCode(entry, &b, 1));
+    EXPECT_FALSE(rt.Reset(&err));
+    EXPECT_NE(err.find("not as emitted"), std::string::npos) << err;
+    b ^= 0xff;
+    ASSERT_TRUE(rt.PatchCode(entry, &b, 1));
+    EXPECT_TRUE(rt.Reset(&err)) << "with the byte put back: " << err;
+  }
+  // A fatal error (a deadlock).
+  ASSERT_TRUE(ir::ParseProgram("func main.main\n  wait 1\n  ret\nend\n", &prog, &err)) << err;
+  {
+    Runtime rt({});
+    ASSERT_TRUE(rt.Load(prog, &err)) << err;
+    EXPECT_FALSE(rt.Run("main.main", &err));
+    EXPECT_FALSE(rt.Reset(&err));
+    EXPECT_NE(err.find("fatal"), std::string::npos) << err;
+  }
+}
+
 TEST(Runtime, MainStoresAGlobal) {
   std::unique_ptr<Runtime> rt;
   std::string err;

@@ -1,0 +1,173 @@
+// A kept runtime (harness/reference.cc, Runtime::Reset) behaves exactly as
+// a fresh one, over a long sequence of mixed preemption-fuzzer inputs: the
+// seed corpus and generated programs under random settings, sources and
+// chains, one after another in one process, so that kept runtimes are
+// reused with their program loaded, reloaded with another program, and
+// evicted. For each input: the same judgement and end state, and where one
+// thread runs it all (one P, no requester thread, no collector's worker)
+// the same decisions at every point and the same events in the same order.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/files.h"
+#include "harness/runtime_under_test.h"
+#include "oracle/preempt_case.h"
+
+namespace safepoint::oracle {
+namespace {
+
+// An event as both runtimes must record it: PCs on the program's code
+// page as offsets (each runtime maps its own), heap addresses left out
+// (objects are named by index), the rounds of stop-the-world and of the
+// run's end (skips by a thread that is no M) left out: timing, not state.
+std::string EventText(const Event& e, uintptr_t base) {
+  auto rel = [&](uintptr_t a) {
+    return a >= base && a - base < (uintptr_t{1} << 24) ? "+" + std::to_string(a - base) : std::to_string(a);
+  };
+  bool heap = e.kind == Ev::kAlloc || e.kind == Ev::kFree;
+  return std::string(EvName(e.kind)) + "/" + SourceName(e.source) + "/" + ReasonName(e.reason) + " g" +
+         std::to_string(e.goid) + " pc" + (heap ? "heap" : rel(e.pc)) + " arg" +
+         (e.kind == Ev::kAsyncAccept ? rel(static_cast<uintptr_t>(e.arg)) : std::to_string(e.arg)) + " m" +
+         std::to_string(e.m) + " p" + std::to_string(e.p);
+}
+
+std::string PointText(const harness::Observation& o) {
+  uintptr_t base = o.entry - o.func_entry;
+  return "k" + std::to_string(o.k) + " " + o.func + " trapped " + std::to_string(o.trapped) + " decided " +
+         std::to_string(o.decided) + " accepted " + std::to_string(o.accepted) + " not-wanted " +
+         std::to_string(o.not_wanted) + " asked " + std::to_string(o.asked) + " reason " + ReasonName(o.reason) +
+         " resume " + (o.resume ? "+" + std::to_string(o.resume - base) : "0") + " room " +
+         std::to_string(o.stack_room) + " unseen " + ReasonName(o.unseen) + " save " + std::to_string(o.save.seen) +
+         " frame " + std::to_string(o.frame.seen);
+}
+
+// What an input showed: its verdict and observation (`events` off: end
+// state and verdict only).
+struct Showing {
+  std::string verdict;  // the judgement and the end state
+  std::string points;   // what each point showed, the collector's counts
+  std::string events;
+};
+
+Showing Show(const CaseResult& r, const std::string& err) {
+  Showing s;
+  if (!r.ok) {
+    s.verdict = "not run: " + err;
+    return s;
+  }
+  const harness::Observation& o = r.obs;
+  s.verdict = "judgement " + (r.judgement.ok() ? std::string("ok") : r.judgement.Headline()) + "; hazard " +
+              r.known_hazard + "; ran " + std::to_string(o.ran) + "; end state";
+  s.points = PointText(o) + "; collections " + std::to_string(o.collections) + " freed " +
+             std::to_string(o.objects_freed) + " freed-accesses " + std::to_string(o.freed_accesses);
+  for (const harness::Observation& t : o.then) s.points += "; then " + PointText(t);
+  for (uint64_t g : o.end.globals) s.verdict += " " + std::to_string(g);
+  uint64_t v = 0;
+  for (uint8_t b : o.end.vdump) v = v * 31 + b;
+  s.verdict += " vdump " + std::to_string(v);
+  uintptr_t base = o.entry - o.func_entry;
+  for (const Event& e : o.events) {
+    if (e.kind == Ev::kSTWRound || e.kind == Ev::kSTWDone || (e.kind == Ev::kSkip && e.m == -1)) continue;
+    s.events += EventText(e, base) + "\n";
+  }
+  return s;
+}
+
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) i++;
+  size_t from = a.rfind('\n', i == 0 ? 0 : i - 1);
+  from = from == std::string::npos ? 0 : from + 1;
+  return "fresh: " + a.substr(from, a.find('\n', i) - from) + "\n  kept: " + b.substr(from, b.find('\n', i) - from);
+}
+
+std::vector<std::string> MixedInputs() {
+  std::vector<std::string> in;
+  const char* src = getenv("TEST_SRCDIR");
+  auto corpus = ReadFilesIn(std::string(src ? src : ".") + "/safepoint/fuzz/corpus/preempt");
+  for (size_t i = 0; i < corpus.size(); i += 4) {
+    in.push_back(corpus[i].second);
+    // And on one thread (one P, preemptone, no collection at the
+    // preemption): what is compared event by event.
+    std::string one = corpus[i].second;
+    one[0] = static_cast<char>(one[0] & 0x0F);
+    if (one != corpus[i].second) in.push_back(one);
+  }
+  // Generated programs under random settings (byte 0: asyncpreemptoff,
+  // experiments, scan policy, a collection at the preemption, GOMAXPROCS,
+  // the request's source), some with a chain of further points.
+  std::vector<std::string> random = CoverageRandomInputs(36, 30);
+  for (size_t i = 0; i < random.size(); i++) {
+    std::string r = random[i];
+    if (i % 3 == 0) r += EncodeChain({{static_cast<uint16_t>(i * 37), harness::RequestSource::kPreemptOne},
+                                      {static_cast<uint16_t>(i * 53), harness::RequestSource::kSuspendG}});
+    in.push_back(r);
+  }
+  // The same program again under the same settings at other instructions:
+  // a kept runtime taken with its program loaded.
+  for (size_t i = 0; i < 6 && i < random.size(); i++) {
+    std::string r = random[i];
+    r[2] = static_cast<char>(r[2] + 11);
+    in.push_back(r);
+  }
+  return in;
+}
+
+TEST(KeptRuntime, BehavesExactlyAsAFreshOneOverMixedInputs) {
+  std::vector<std::string> inputs = MixedInputs();
+  ASSERT_GT(inputs.size(), 60u) << "no fuzz/corpus/preempt inputs in the runfiles";
+  harness::KeptRuntimeCounts before = harness::KeptRuntimeCountsNow();
+  size_t compared = 0, events_compared = 0, timing = 0;
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const std::string& in = inputs[i];
+    Case c;
+    std::string err;
+    if (!DecodeCase(reinterpret_cast<const uint8_t*>(in.data()), in.size(), &c, &err)) continue;
+    auto run = [&](bool keep) {
+      Case k = c;
+      k.keep_runtime = keep;
+      std::string e;
+      CaseResult r = RunCase(k, &e);
+      return Show(r, e);
+    };
+    Showing fresh = run(false), fresh2 = run(false), kept = run(true);
+    if (fresh.verdict != fresh2.verdict) {
+      timing++;  // its verdict depends on thread timing: nothing to hold the kept runtime to
+      continue;
+    }
+    compared++;
+    EXPECT_EQ(kept.verdict, fresh.verdict) << "input " << i;
+    // What each point showed, and the events in order, only where one
+    // thread runs the program and nothing else raises requests: one P, the
+    // trapping M's own preemptone for every point, no collection.
+    // Elsewhere which M takes a goroutine, when the collector's worker
+    // meets one (a stack shrunk or not), is timing: two fresh runs agree on
+    // it now and then, and a kept runtime, whose memory is warm, the other
+    // way (input 89 here: a shrink the fresh runs both made and the kept
+    // one's collection found deferred).
+    bool one_thread = (c.settings & (16 | 32)) == 0 && c.source == harness::RequestSource::kPreemptOne;
+    for (const Case::Point& p : c.then) one_thread = one_thread && p.source == harness::RequestSource::kPreemptOne;
+    // (A program's own `gc` runs on the collector's worker too.)
+    one_thread = one_thread && fresh.events.find("gc-start/") == std::string::npos;
+    if (one_thread && fresh.points == fresh2.points && fresh.events == fresh2.events) {
+      events_compared++;
+      EXPECT_EQ(kept.points, fresh.points) << "input " << i;
+      EXPECT_TRUE(kept.events == fresh.events)
+          << "input " << i << ": the kept runtime's events differ\n  " << FirstDifference(fresh.events, kept.events);
+    }
+  }
+  harness::KeptRuntimeCounts after = harness::KeptRuntimeCountsNow();
+  printf("%zu inputs: %zu compared (%zu with their events), %zu depend on timing; %s\n", inputs.size(), compared,
+         events_compared, timing, harness::KeptRuntimeSummary().c_str());
+  // The comparison must have had something to compare, of every kind.
+  EXPECT_GE(compared, inputs.size() * 3 / 4);
+  EXPECT_GE(events_compared, 30u);
+  EXPECT_GT(after.reused_loaded, before.reused_loaded) << "no kept runtime was reused with its program loaded";
+  EXPECT_GT(after.reused_reloaded, before.reused_reloaded) << "no kept runtime took another program";
+}
+
+}  // namespace
+}  // namespace safepoint::oracle
