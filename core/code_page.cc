@@ -55,6 +55,42 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   return true;
 }
 
+bool CodePage::Rewrite(const std::vector<uint8_t>& code) {
+  if (code.size() > mapped_ || code.empty()) return false;
+  // Only the pages that change are made writable, in runs: each generated
+  // function starts a page of its own, and two programs of one fuzzing
+  // campaign share most of theirs (the runtime's stubs always), while each
+  // mprotect that takes a permission away is a TLB shootdown.
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t len = size_ > code.size() ? size_ : code.size();
+  const size_t pages = (len + page - 1) / page;
+  char* p = static_cast<char*>(mem_);
+  auto differs = [&](size_t i) {
+    size_t lo = i * page, hi = lo + page < len ? lo + page : len;
+    for (size_t a = lo; a < hi; a++)
+      if (static_cast<uint8_t>(p[a]) != (a < code.size() ? code[a] : 0)) return true;
+    return false;
+  };
+  for (size_t i = 0; i < pages;) {
+    if (!differs(i)) {
+      i++;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < pages && differs(j)) j++;
+    char* lo = p + i * page;
+    size_t n = (j - i) * page;
+    if (mprotect(lo, n, PROT_READ | PROT_WRITE) != 0) return false;
+    size_t end = j * page < len ? j * page : len;
+    for (size_t a = i * page; a < end; a++) p[a] = static_cast<char>(a < code.size() ? code[a] : 0);
+    if (mprotect(lo, n, PROT_READ | PROT_EXEC) != 0) return false;
+    __builtin___clear_cache(lo, lo + n);
+    i = j;
+  }
+  size_ = code.size();
+  return true;
+}
+
 void CodePage::Read(uint32_t offset, uint8_t* out, size_t n) const {
   const uint8_t* p = static_cast<const uint8_t*>(mem_) + offset;
   for (size_t i = 0; i < n; i++) out[i] = p[i];

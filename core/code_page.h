@@ -38,6 +38,13 @@ class CodePage {
   // threads may be running them), then read-execute again; false if a
   // system call failed.
   bool Patch(uint32_t offset, const uint8_t* bytes, size_t n);
+  // Replaces the whole code with `code` in the pages already mapped, for a
+  // runtime that loads another program (Runtime::Load after Reset): no
+  // thread may be running this code. False, nothing changed, when `code`
+  // needs more pages than are mapped or a system call failed (the caller
+  // then creates a new CodePage). Unmapping and mapping instead cost a TLB
+  // shootdown across CPUs each, a fuzzing process's largest system cost.
+  bool Rewrite(const std::vector<uint8_t>& code);
   // Copies n bytes at offset out, for restoring later.
   void Read(uint32_t offset, uint8_t* out, size_t n) const;
 

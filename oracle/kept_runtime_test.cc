@@ -19,13 +19,14 @@
 namespace safepoint::oracle {
 namespace {
 
-// An event as both runtimes must record it: PCs on the program's code
-// page as offsets (each runtime maps its own), heap addresses left out
+// An event as both runtimes must record it: PCs in the program's code as
+// offsets (each runtime maps its own; others, asyncPreempt's say, are the
+// binary's and the same in both), heap addresses left out
 // (objects are named by index), the rounds of stop-the-world and of the
 // run's end (skips by a thread that is no M) left out: timing, not state.
-std::string EventText(const Event& e, uintptr_t base) {
+std::string EventText(const Event& e, uintptr_t base, uint32_t code_bytes) {
   auto rel = [&](uintptr_t a) {
-    return a >= base && a - base < (uintptr_t{1} << 24) ? "+" + std::to_string(a - base) : std::to_string(a);
+    return a >= base && a - base < code_bytes ? "+" + std::to_string(a - base) : std::to_string(a);
   };
   bool heap = e.kind == Ev::kAlloc || e.kind == Ev::kFree;
   return std::string(EvName(e.kind)) + "/" + SourceName(e.source) + "/" + ReasonName(e.reason) + " g" +
@@ -71,7 +72,7 @@ Showing Show(const CaseResult& r, const std::string& err) {
   uintptr_t base = o.entry - o.func_entry;
   for (const Event& e : o.events) {
     if (e.kind == Ev::kSTWRound || e.kind == Ev::kSTWDone || (e.kind == Ev::kSkip && e.m == -1)) continue;
-    s.events += EventText(e, base) + "\n";
+    s.events += EventText(e, base, r.code_bytes) + "\n";
   }
   return s;
 }

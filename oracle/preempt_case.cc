@@ -1,5 +1,6 @@
 #include "oracle/preempt_case.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -124,6 +125,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
     Baselines()[{c.program, c.settings}] = base;
   }
   r.instructions = base.table.insns.size();
+  for (const FuncInfo& f : base.table.funcs) r.code_bytes = std::max(r.code_bytes, f.end);
   if (r.instructions == 0) {
     *err = "the program has no instructions";
     return r;

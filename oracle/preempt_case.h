@@ -79,6 +79,7 @@ struct CaseResult {
   std::shared_ptr<const ir::Program> program;
   harness::Observation obs;
   size_t instructions = 0;  // in the program's function table
+  uint32_t code_bytes = 0;  // the loaded program's code, from its entry offset 0
 };
 
 // Runs the program unpreempted (cached per program and settings), then

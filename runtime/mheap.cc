@@ -52,17 +52,17 @@ void Runtime::HeapInit() {
 }
 
 // Every page back to inaccessible in one call (the pages a run handed out
-// are one span from the base), and the reservation kept for the next
-// runtime.
+// are one span from the base, and after a Reset the run before's too),
+// and the reservation kept for the next runtime.
 void Runtime::HeapRelease() {
   if (heap_base_ == 0) return;
-  if (heap_next_ > 0 && mprotect(reinterpret_cast<void*>(heap_base_), heap_next_ * heap_page_, PROT_NONE) != 0) {
+  if (heap_high_ > 0 && mprotect(reinterpret_cast<void*>(heap_base_), heap_high_ * heap_page_, PROT_NONE) != 0) {
     munmap(reinterpret_cast<void*>(heap_base_), heap_page_ * heap_pages_);
   } else {
     GiveMapping(Mapping::kHeap, reinterpret_cast<void*>(heap_base_), heap_page_ * heap_pages_);
   }
   heap_base_ = 0;
-  heap_next_ = 0;
+  heap_next_ = heap_high_ = 0;
 }
 
 int64_t Runtime::HeapFind(uintptr_t w) const {
@@ -81,14 +81,15 @@ uintptr_t Runtime::mallocgc(size_t size, G* gp) {
   if (heap_next_ >= heap_pages_)
     Throw("out of memory", "the heap's " + std::to_string(heap_pages_) + " objects are used up (freed ones are never reused)");
   size_t idx = heap_next_++;
+  if (heap_next_ > heap_high_) heap_high_ = heap_next_;
   void* page = reinterpret_cast<void*>(heap_base_ + idx * heap_page_);
-  if (mprotect(page, heap_page_, PROT_READ | PROT_WRITE) != 0)
+  HeapObj& o = heap_objs_[idx];
+  if (!o.open && mprotect(page, heap_page_, PROT_READ | PROT_WRITE) != 0)
     Throw("out of memory", std::string("cannot map a heap page: ") + strerror(errno));
   if (heap_reused_) memset(page, 0, heap_page_);
   auto* hdr = static_cast<uint64_t*>(page);
   hdr[0] = kHeaderMagic | idx;
   hdr[1] = size;
-  HeapObj& o = heap_objs_[idx];
   o.size = static_cast<uint32_t>(size);
   o.marked = gc_marking_;  // black allocation
   o.state = 1;

@@ -496,6 +496,7 @@ class Runtime {
     uint32_t size = 0;
     uint8_t state = 0;  // 0 unused, 1 allocated, 2 freed
     bool marked = false;
+    bool open = false;  // its page is accessible before it is handed out (Reset)
     int64_t freed_by = 0;
   };
   void HeapInit();
@@ -598,6 +599,7 @@ class Runtime {
   uintptr_t heap_base_ = 0;
   size_t heap_page_ = 0, heap_pages_ = 0, heap_next_ = 0;
   bool heap_reused_ = false;  // a kept reservation: pages zeroed as handed out
+  size_t heap_high_ = 0;      // pages ever handed out from this reservation (across Resets)
   std::unique_ptr<HeapObj[]> heap_objs_;
   bool gc_marking_ = false;          // heap_mu_: allocate black
   std::vector<int64_t> gc_work_;     // heap_mu_: marked, not yet scanned

@@ -111,8 +111,10 @@ TEST(Runtime, AResetRuntimeRunsItsProgramAgainAsAFreshOneDoes) {
   ir::Program prog;
   std::string err;
   ASSERT_TRUE(ir::ParseProgram(kResetProgram, &prog, &err)) << err;
+  RuntimeOptions opts;
+  opts.hooks.sysmon = false;  // its retakes come when its sleeps end: timing
   auto run_fresh = [&](std::vector<std::string>* ev, std::vector<uint64_t>* globals) {
-    Runtime rt({});
+    Runtime rt(opts);
     ASSERT_TRUE(rt.Load(prog, &err)) << err;
     ASSERT_TRUE(rt.Run("main.main", &err)) << err;
     *ev = Normalized(rt);
@@ -133,7 +135,7 @@ TEST(Runtime, AResetRuntimeRunsItsProgramAgainAsAFreshOneDoes) {
   ASSERT_GT(count("grow "), 0)
       << "no stack grew: nothing for a reset to put back in the stacks";
 
-  Runtime rt({});
+  Runtime rt(opts);
   ASSERT_TRUE(rt.Load(prog, &err)) << err;
   for (int round = 0; round < 5; round++) {
     ASSERT_TRUE(rt.Run("main.main", &err)) << "round " << round << ": " << err;
