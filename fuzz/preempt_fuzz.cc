@@ -105,7 +105,10 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
                                       "safepoint repro --arch=" + std::string(safepoint::NativePort().name));
   // What the kept runtimes did, at the end: a reset that could not be
   // proven clean made a fresh runtime instead, and says why here.
-  atexit([] { fprintf(stderr, "preempt_fuzz: %s\n", safepoint::harness::KeptRuntimeSummary().c_str()); });
+  atexit([] {
+    fprintf(stderr, "preempt_fuzz: %s\n", safepoint::harness::KeptRuntimeSummary().c_str());
+    fprintf(stderr, "preempt_fuzz: %s\n", safepoint::oracle::CaseTimeSummary().c_str());
+  });
   if (const char* m = getenv("SAFEPOINT_FUZZ_MUTATE"); m && *m) {
     g_mutation = safepoint::harness::FindMutation(m);
     if (!g_mutation) {

@@ -86,6 +86,11 @@ struct CaseResult {
 // armed at the chosen instruction, and judges the armed run.
 CaseResult RunCase(const Case& c, std::string* err);
 
+// Where RunCase's time went in this process, per case: parsing the
+// program, its unpreempted run (when not cached), the armed run, the
+// judgement (one line for a fuzzer's report).
+std::string CaseTimeSummary();
+
 // The preemption fuzzer's decoder as the generator's coverage report sees
 // it (harness::GeneratorCoverage): for each input that decodes, the request
 // source of each point, with or without a collection at the preemption
