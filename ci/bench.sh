@@ -3,13 +3,26 @@
 # preemption (preemptone latency next to the mcall/gogo round trip, the
 # prologue check's cost) and armed, fully checked asynchronous preemptions
 # next to the bare trap+SIGURG ceiling. Figures only; nothing is asserted.
-# Every figure is a median over 5 rounds with its spread, and each config's
-# figures come between the machine's load average at their start and end.
+# Every figure is a median over 5 rounds with its spread (min..max); a
+# difference within the rounds' spread prints "no difference", never a
+# negative cost; each config's figures come between the machine's load
+# average at their start and end.
 # Built with -c opt, as the fuzz campaigns are: under emulation a -O0
 # harness measures the compiler's debug code, not the preemption path.
 # async_bench runs on one CPU (taskset), its ceiling and its armed rounds
 # alike: spread over two, each round's figure moved with where the
-# emulator's threads landed (ratios from 0.5 to 1.0 in one process).
+# emulator's threads landed (ratios from 0.5 to 1.0 in one process). It is
+# run by ci/bench_lib.sh, the code ci/ceiling.sh measures the fuzz
+# reports' ceiling with, so the two print the same figures.
+# Next to the armed rate, the preemption fuzzer's executions per second
+# (fuzz:preempt_fuzz, -c opt, pinned to the same one CPU as async_bench so
+# that the two figures are comparable): 5 rounds, each from a fresh empty
+# corpus plus the seed corpus fuzz/corpus/preempt with -seed=ROUND and a
+# fixed -runs (6000 natively, 2000 emulated: 5 to 20 s a round either
+# way), its rate the runs over the round's wall time (start-up and the
+# seed corpus included; libFuzzer's own exec/s is an integer that counts
+# part of the corpus read only); then armed rate / fuzz exec/s, the cost
+# of an execution over a bare checked preemption (issue 30: within 10x).
 # The real Go runtime's probes per second (go-sweep of goprogs/loops as
 # Go 1.26 builds it for the config's CPU, the harness under the config's
 # emulator and the guest under QEMU's gdbstub or natively under ptrace),
@@ -17,8 +30,8 @@
 # --real-go-fuzz, then the real-Go fuzzer (fuzz:go_preempt_fuzz pinned to
 # goprogs/gc, Go 1.26, inputs of up to 256 points for 20 s) against
 # go-sweep of the same program, per kind of request and stress, median of
-# 3 each: probes per second, guest starts included on both sides (about
-# 4 minutes a config natively, 8 emulated: not in the suite's run).
+# 5 each: probes per second, guest starts included on both sides (about
+# 8 minutes a config natively, 14 emulated: not in the suite's run).
 #
 #   ci/bench.sh [--arch=amd64,arm64,...] [--real-go-fuzz]
 set -uo pipefail
@@ -26,6 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.." || exit 2
 SP_TOP=$(pwd)
 . platforms/toolchains/ports.sh
+. ci/bench_lib.sh
 mapfile -t configs < <(for c in $(sp_configs); do sp_config_sanitized "$c" || echo "$c"; done)  # no benchmarks under sanitizers
 real_go_fuzz=0
 for a in "$@"; do
@@ -35,35 +49,93 @@ for a in "$@"; do
       [ "${PIPESTATUS[0]}" = 0 ] || exit 2
       IFS=, read -r -a configs <<<"${a#--arch=}" ;;
     --real-go-fuzz) real_go_fuzz=1 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "ci/bench.sh: unknown flag '$a'" >&2; exit 2 ;;
   esac
 done
-[ -f "$TOOLS/.stamp-proved-$(sp_ports | tr '\n' '-')" ] || bash "$here/setup.sh" || exit 2
-sp_write_bazelrc
+[ -f "$TOOLS/.stamp-proved-$(sp_ports | tr '\n' '-')" ] || timeout -k 30 3600 bash "$here/setup.sh" || exit 2
+sp_write_bazelrc || { echo "ci/bench.sh: cannot write .bazelrc.ports" >&2; exit 2; }
+
+# go-sweep's probes per second, from its --json (0 when it timed nothing).
+sweep_rate() {
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["total"]["probed"] / d["seconds"]) if d["seconds"] > 0 else 0)'
+}
+
+# fuzz_round CONFIG BIN RUNS SEED: one round of the preemption fuzzer,
+# pinned as async_bench is, from a fresh empty corpus (libFuzzer writes
+# what it finds there) plus the seed corpus, with the BUILD file's own
+# flags (-max_len, -dict, limits) as a campaign has them. Prints the
+# round's executions per second (RUNS over the wall time, measured here),
+# or says why not on stderr and returns 1.
+fuzz_round() {
+  local config=$1 bin=$2 runs=$3 seed=$4 tmp t0 t1 r done_runs
+  tmp=$(mktemp -d) || return 1
+  mkdir "$tmp/corpus" "$tmp/artifacts"
+  t0=$(date +%s.%N)
+  (cd "$bin.runfiles/safepoint" &&
+   timeout -k 10 600 "${pin[@]}" "$SP_TOP/platforms/toolchains/run" --config="$config" "$bin" \
+     -runs="$runs" -seed="$seed" -max_len=512 -rss_limit_mb=2048 -timeout=60 -dict=fuzz/preempt.dict \
+     -artifact_prefix="$tmp/artifacts/" "$tmp/corpus" fuzz/corpus/preempt) >"$tmp/log" 2>&1
+  r=$?
+  t1=$(date +%s.%N)
+  # A crash or a timeout ends the round early: its rate would be wrong.
+  done_runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$tmp/log" | tail -1)
+  if [ $r != 0 ] || [ "$done_runs" != "$runs" ]; then
+    echo "   preempt_fuzz round $seed failed (exit $r, ${done_runs:-no} runs of $runs); its end:" >&2
+    tail -n 5 "$tmp/log" | sed 's/^/     /' >&2
+    rm -rf "$tmp"
+    return 1
+  fi
+  rm -rf "$tmp"
+  python3 -c 'import sys; print("%.1f" % (int(sys.argv[1]) / (float(sys.argv[3]) - float(sys.argv[2]))))' "$runs" "$t0" "$t1"
+}
+
 rc=0
 for c in "${configs[@]}"; do
   echo "== $c"
   log=$(mktemp)
   port=$(sp_config_port "$c")
-  if ! bazel build -c opt --config="$c" //cmd:coop_bench //cmd:async_bench //cmd:safepoint \
-      "//goprogs:loops_go1.26_$port" //fuzz:go_preempt_fuzz >"$log" 2>&1; then
+  if ! timeout -k 30 3600 bazel build -c opt --config="$c" //cmd:coop_bench //cmd:async_bench //cmd:safepoint \
+      "//goprogs:loops_go1.26_$port" //fuzz:go_preempt_fuzz //fuzz:preempt_fuzz >"$log" 2>&1; then
     cat "$log"; rm -f "$log"; rc=1; continue
   fi
   rm -f "$log"
-  bin=$(bazel info -c opt --config="$c" bazel-bin 2>/dev/null)
+  bin=$(timeout -k 10 600 bazel info -c opt --config="$c" bazel-bin 2>/dev/null)
   # How loaded the machine was, before and after (1, 5, 15 minutes): a
   # figure from a busy machine says so.
   echo "   load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  platforms/toolchains/run --config="$c" "$bin/cmd/coop_bench" || rc=1
+  timeout -k 10 1800 platforms/toolchains/run --config="$c" "$bin/cmd/coop_bench" || rc=1
+  # The armed rate and its ceiling: the same measurement as ci/ceiling.sh's.
+  sp_bench_async "$c" "$bin/cmd/async_bench" || rc=1
+  [ "$SP_BENCH_RC" = 0 ] || rc=1
+  echo "$SP_BENCH_SAID"
+  armed=$SP_BENCH_ARMED
+  # The preemption fuzzer's executions per second, on the CPU async_bench
+  # had: 5 rounds of a fixed number of runs, about 10 s a round.
   read -r -a pin < <(sp_one_cpu)
-  out=$("${pin[@]}" platforms/toolchains/run --config="$c" "$bin/cmd/async_bench" 5000) || rc=1
-  echo "$out"
-  armed=$(echo "$out" | sed -n 's/^ *armed preemptions, fully checked *\([0-9]*\) .*/\1/p')
+  case $(sp_config_mode "$c") in native) runs=6000 ;; *) runs=2000 ;; esac
   rates=()
   for round in 1 2 3 4 5; do
-    r=$(platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json "$bin/goprogs/1.26/$port/loops" |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["total"]["probed"] / d["seconds"]) if d["seconds"] > 0 else 0)') || rc=1
+    r=$(fuzz_round "$c" "$bin/fuzz/preempt_fuzz" "$runs" "$round") || rc=1
+    [ -z "$r" ] || rates+=("$r")
+  done
+  python3 - "$armed" "$runs" "${rates[@]}" <<'PY'
+import statistics, sys
+armed, runs = float(sys.argv[1] or 0), sys.argv[2]
+r = sorted(float(x) for x in sys.argv[3:])
+label = "preemption fuzzer, -runs=%s from seeds" % runs
+if len(r) < 5:
+    print("  %-43s not measured (%d of 5 rounds ran)" % (label, len(r)))
+    sys.exit(0)
+m = statistics.median(r)
+print("  %-43s%10.1f exec/s median (%.1f..%.1f)" % (label, m, r[0], r[-1]))
+print("  %-43s%10s (of the medians; goal: within 10x)"
+      % ("armed rate / fuzz exec/s", ("%.0fx" % (armed / m)) if m > 0 and armed > 0 else "?"))
+PY
+  rates=()
+  for round in 1 2 3 4 5; do
+    r=$(timeout -k 10 900 platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json \
+          "$bin/goprogs/1.26/$port/loops" | sweep_rate) || rc=1
     rates+=("${r:-0}")
   done
   python3 - "$armed" "${rates[@]}" <<'PY'
@@ -79,10 +151,9 @@ PY
   for kind in "sched none" "gc none" "sched traceback"; do
     set -- $kind
     sweep=() fuzz=()
-    for round in 1 2 3; do
-      r=$(platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json --request="$1" --stress="$2" \
-          "$bin/goprogs/1.26/$port/gc" |
-          python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["total"]["probed"] / d["seconds"]) if d["seconds"] > 0 else 0)') || rc=1
+    for round in 1 2 3 4 5; do
+      r=$(timeout -k 10 900 platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json \
+            --request="$1" --stress="$2" "$bin/goprogs/1.26/$port/gc" | sweep_rate) || rc=1
       sweep+=("${r:-0}")
       # A corpus of its own (libFuzzer adds to it): inputs of 256 points,
       # as a campaign's grow to (-max_len=1028).
@@ -94,9 +165,11 @@ for i in range(8):
     pts = bytes(b for _ in range(256) for b in (random.randrange(16), 0, random.randrange(256), 0))
     open("%s/long%d" % (sys.argv[1], i), "wb").write(bytes(4) + pts)
 PY
+      # -max_total_time=20 ends the campaign; the timeout only bounds a hang.
       r=$(cd "$bin/fuzz/go_preempt_fuzz.runfiles/safepoint" &&
-          SAFEPOINT_GO_FUZZ_PIN="gc 1.26 $1 $2" "$SP_TOP/platforms/toolchains/run" --config="$c" "$bin/fuzz/go_preempt_fuzz" \
-            -max_total_time=20 -seed=$round -max_len=1028 -len_control=0 "$corpus" 2>&1 |
+          SAFEPOINT_GO_FUZZ_PIN="gc 1.26 $1 $2" timeout -k 10 600 "$SP_TOP/platforms/toolchains/run" --config="$c" \
+            "$bin/fuzz/go_preempt_fuzz" -max_total_time=20 -seed=$round -max_len=1028 -len_control=0 \
+            -artifact_prefix="$corpus/" "$corpus" 2>&1 |
           sed -n 's/.* probes in [0-9.]* s (\([0-9.]*\) probes\/s.*/\1/p' | tail -1)
       rm -rf "$corpus"
       fuzz+=("${r:-0}")
@@ -105,7 +178,8 @@ PY
 import statistics, sys
 req, stress = sys.argv[1:3]
 v = [float(x) for x in sys.argv[3:]]
-s, f = sorted(v[:3]), sorted(v[3:])
+half = len(v) // 2
+s, f = sorted(v[:half]), sorted(v[half:])
 ms, mf = statistics.median(s), statistics.median(f)
 # Rounds whose ranges overlap are no difference, whatever the medians say.
 verdict = ("no difference (the rounds overlap)" if s[0] <= f[-1] and f[0] <= s[-1]

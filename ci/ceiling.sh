@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # The machine's own limit, measured for a fuzz report: on one config, the
 # bare trap+SIGURG round trips per second (the ceiling) and armed, fully
-# checked preemptions per second, from a short //cmd:async_bench run
-# (pinned to one CPU, as ci/bench.sh runs it). The fuzz reports print a
-# campaign's executions per second next to them.
+# checked preemptions per second, from a //cmd:async_bench run measured by
+# the same code as ci/bench.sh's (ci/bench_lib.sh: the same counts, one
+# CPU, the same parsing), so the reports' figures are bench's. The fuzz
+# reports print a campaign's executions per second next to them.
 #
-#   ci/ceiling.sh --arch=CONFIG [--mode=opt] [--n=2000] [--rounds=3] [--log=FILE]
+#   ci/ceiling.sh --arch=CONFIG [--mode=opt] [--n=5000] [--rounds=5] [--log=FILE]
 #
-# Prints one tab-separated line: config, ceiling /s, armed /s, ratio (each
-# the median over the rounds, as async_bench prints them), and a note; the
-# three figures are "-" when nothing was measured, the note says why (a
-# sanitizer config, a port without asynchronous preemption, a failed build
-# or run). --log keeps the build's and async_bench's output. Every step is
-# bounded. Exit: 0 measured or declared not measurable, 1 a build or run
-# failed, 2 bad flags.
+# --n and --rounds default to ci/bench.sh's (5 rounds of 5000 bare round
+# trips and 5000 checked preemptions; about 5 s natively, 10 s for arm64
+# under QEMU). Prints one tab-separated line: config, ceiling /s, armed /s,
+# ratio (each the median over the rounds, as async_bench prints them), and
+# a note; the three figures are "-" when nothing was measured, the note
+# says why (a sanitizer config, a port without asynchronous preemption, a
+# failed build or run). --log keeps the build's and async_bench's output.
+# Every step is bounded. Exit: 0 measured or declared not measurable, 1 a
+# build or run failed, 2 bad flags.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 SP_TOP=$top
 . "$top/platforms/toolchains/ports.sh"
+. "$here/bench_lib.sh"
 die() { echo "ci/ceiling.sh: $*" >&2; exit 2; }
 
 config=
 mode=opt
-n=2000
-rounds=3
+n=$SP_BENCH_N
+rounds=$SP_BENCH_ROUNDS
 log=
 for a in "$@"; do
   case "$a" in
@@ -60,19 +64,15 @@ if ! timeout -k 30 1800 bazel build --config="$config" -c "$mode" //cmd:async_be
 fi
 bin=$(timeout -k 10 600 bazel info --config="$config" -c "$mode" bazel-bin 2>/dev/null)/cmd/async_bench
 [ -x "$bin" ] || { line - - - "async_bench built, but $bin is missing"; exit 1; }
-read -r -a pin < <(sp_one_cpu)
-said=$(timeout -k 10 600 "${pin[@]}" "$top/platforms/toolchains/run" --config="$config" "$bin" "$n" "$rounds" 2>&1)
-rc=$?
-[ "$log" = /dev/null ] || printf '%s\n' "$said" >>"$log"
-if echo "$said" | grep -q "declares asynchronous preemption missing"; then
+sp_bench_async "$config" "$bin" "$n" "$rounds"
+ok=$?
+[ "$log" = /dev/null ] || printf '%s\n' "$SP_BENCH_SAID" >>"$log"
+if [ "$SP_BENCH_MISSING" = 1 ]; then
   line - - - "the port declares asynchronous preemption missing"
   exit 0
 fi
-ceiling=$(echo "$said" | sed -nE 's/.*\(ceiling\) +([0-9]+) \/s median.*/\1/p')
-armed=$(echo "$said" | sed -nE 's/.*armed preemptions, fully checked +([0-9]+) \/s median.*/\1/p')
-ratio=$(echo "$said" | sed -nE 's/.*ratio to the ceiling, per round +([0-9.]+) median.*/\1/p')
-if [ $rc != 0 ] || [ -z "$ceiling" ] || [ -z "$armed" ] || [ -z "$ratio" ]; then
-  line - - - "async_bench failed (exit $rc)"
+if [ "$SP_BENCH_RC" != 0 ] || [ "$ok" != 0 ]; then
+  line - - - "async_bench failed (exit $SP_BENCH_RC)"
   exit 1
 fi
-line "$ceiling" "$armed" "$ratio" "$rounds rounds of $n, one CPU, -c $mode"
+line "$SP_BENCH_CEILING" "$SP_BENCH_ARMED" "$SP_BENCH_RATIO" "$rounds rounds of $n, one CPU, -c $mode"

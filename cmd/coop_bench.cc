@@ -6,8 +6,9 @@
 //      without the check (the omit_stack_check mutation), round by round:
 //      "no difference" when the rounds' differences span zero;
 //   3. stop-the-world latency over 1 and 2 spinning Ps, and suspendG
-//      latency on a spinning goroutine (asynchronous preemption on; median
-//      and p99), next to the same round trip.
+//      latency on a spinning goroutine (asynchronous preemption on; the
+//      median of 5 consecutive rounds of samples with their spread, and
+//      p99), next to the same round trip.
 // A benchmark, not a test: it prints figures and asserts nothing about them.
 #include <algorithm>
 #include <cstdio>
@@ -202,6 +203,33 @@ std::string Spread(std::vector<double> v, const char* fmt) {
   return std::string(a) + ".." + b;
 }
 
+// The latencies below are taken in one run each, sample after sample: cut
+// into `rounds` consecutive rounds, the median of each round, so that a
+// latency is printed as the median of its rounds with their spread, as the
+// other figures are (a drift of the machine during the run shows as spread).
+std::vector<double> RoundMedians(const std::vector<double>& v, int rounds) {
+  std::vector<double> m;
+  size_t per = v.size() / rounds;
+  if (per == 0) return m;
+  for (int r = 0; r < rounds; r++)
+    m.push_back(Percentile(std::vector<double>(v.begin() + r * per, v.begin() + (r + 1) * per), 0.5));
+  return m;
+}
+
+// "MEDIAN ns  (median of R rounds of K, MIN..MAX; Xx the round trip; pNN P ns, N samples)".
+void PrintLatency(const char* label, const std::vector<double>& lat, int rounds, double rt, double p,
+                  const char* pname) {
+  std::vector<double> m = RoundMedians(lat, rounds);
+  if (m.empty()) {
+    printf("  %-40s no samples\n", label);
+    return;
+  }
+  const double med = Percentile(m, 0.5);
+  printf("  %-40s %10.0f ns  (median of %d rounds of %zu, %s; %.1fx the round trip; %s %.0f ns, %zu samples)\n",
+         label, med, rounds, lat.size() / rounds, Spread(m, "%.0f").c_str(), med / rt, pname, Percentile(lat, p),
+         lat.size());
+}
+
 }  // namespace
 }  // namespace safepoint
 
@@ -227,19 +255,16 @@ int main(int argc, char** argv) {
   }
   const double rt = Percentile(rts, 0.5);
   std::vector<double> lat = MeasurePreemptLatency(2000 * scale);
-  printf("  mcall+gogo round trip (bare ceiling)    %10.0f ns  (median of %d rounds, %s)\n", rt, kRounds,
+  printf("  mcall+gogo round trip (bare ceiling)     %10.0f ns  (median of %d rounds, %s)\n", rt, kRounds,
          Spread(rts, "%.0f").c_str());
-  printf("  preemptone -> off the CPU, median        %10.0f ns  (%.1fx the round trip; p90 %.0f ns, %zu samples)\n",
-         Percentile(lat, 0.5), Percentile(lat, 0.5) / rt, Percentile(lat, 0.9), lat.size());
+  PrintLatency("preemptone -> off the CPU, median", lat, kRounds, rt, 0.9, "p90");
   for (int procs : {1, 2}) {
     std::vector<double> stw = MeasureStw(500 * scale, procs);
-    printf("  stop-the-world, %d spinning P%s, median   %10.0f ns  (%.1fx the round trip; p99 %.0f ns, %zu samples)\n",
-           procs, procs == 1 ? " " : "s", Percentile(stw, 0.5), Percentile(stw, 0.5) / rt, Percentile(stw, 0.99),
-           stw.size());
+    PrintLatency(procs == 1 ? "stop-the-world, 1 spinning P, median" : "stop-the-world, 2 spinning Ps, median", stw,
+                 kRounds, rt, 0.99, "p99");
   }
   std::vector<double> sus = MeasureSuspendG(1000 * scale);
-  printf("  suspendG of a spinner, median            %10.0f ns  (%.1fx the round trip; p99 %.0f ns, %zu samples)\n",
-         Percentile(sus, 0.5), Percentile(sus, 0.5) / rt, Percentile(sus, 0.99), sus.size());
+  PrintLatency("suspendG of a spinner, median", sus, kRounds, rt, 0.99, "p99");
   printf("  call of a non-leaf, with prologue check  %10.2f ns  (median of %d rounds, %s)\n", Percentile(with, 0.5),
          kRounds, Spread(with, "%.2f").c_str());
   printf("  the same call without the check          %10.2f ns  (%s)\n", Percentile(without, 0.5),
