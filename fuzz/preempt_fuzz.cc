@@ -15,6 +15,11 @@
 //
 // SAFEPOINT_FUZZ_MUTATE=NAME runs every input under that mutation
 // (harness/mutations.h): the campaign must find it.
+//
+// The runtimes are kept across inputs (harness/reference.cc: reset after
+// each run, its program still loaded); SAFEPOINT_FUZZ_FRESH=1 makes every
+// run's runtime afresh instead. At exit: what the kept runtimes did, and
+// where a case's time went.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +45,9 @@ void Feature(uint64_t a, uint64_t b = 0, uint64_t c = 0) {
 }
 
 const safepoint::harness::MutationDef* g_mutation = nullptr;
+// SAFEPOINT_FUZZ_FRESH=1: a fresh runtime for every run (the kept ones'
+// counterpart, to compare their speed and findings).
+bool g_keep = true;
 void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::CaseResult& r) {
   using safepoint::oracle::Judgement;
   const Judgement& j = r.judgement;
@@ -109,6 +117,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     fprintf(stderr, "preempt_fuzz: %s\n", safepoint::harness::KeptRuntimeSummary().c_str());
     fprintf(stderr, "preempt_fuzz: %s\n", safepoint::oracle::CaseTimeSummary().c_str());
   });
+  if (const char* f = getenv("SAFEPOINT_FUZZ_FRESH"); f && *f == '1') g_keep = false;
   if (const char* m = getenv("SAFEPOINT_FUZZ_MUTATE"); m && *m) {
     g_mutation = safepoint::harness::FindMutation(m);
     if (!g_mutation) {
@@ -136,7 +145,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     g_mutation->apply(c.opts.mutations);
     c.mutation = g_mutation->name;
   }
-  c.keep_runtime = true;  // a runtime kept per settings and program (harness/reference.cc)
+  c.keep_runtime = g_keep;  // a runtime kept per settings and program (harness/reference.cc)
   safepoint::fuzz::ExecutionBegins(data, size);
   safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
   safepoint::fuzz::ExecutionEnds();
