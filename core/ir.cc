@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace safepoint::ir {
 namespace {
@@ -206,10 +207,17 @@ const std::vector<OpSyntax>& OpTable() {
   return table;
 }
 
+// By word, in a hash map built once: the linear search over the table was
+// most of a fuzz case's parse (a few hundred lines, each compared with every
+// row).
 const OpSyntax* FindOp(const std::string& word) {
-  for (const OpSyntax& r : OpTable())
-    if (r.word == word) return &r;
-  return nullptr;
+  static const auto* by_word = [] {
+    auto* m = new std::unordered_map<std::string, const OpSyntax*>;
+    for (const OpSyntax& r : OpTable()) m->emplace(r.word, &r);  // the first row of a word wins, as the search did
+    return m;
+  }();
+  auto it = by_word->find(word);
+  return it == by_word->end() ? nullptr : it->second;
 }
 
 }  // namespace
