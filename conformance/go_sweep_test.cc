@@ -11,7 +11,6 @@
 //
 // The Go version comes from the build (SAFEPOINT_GO_VERSION); the programs
 // from the test's data (//goprogs:goV_ARCH for this config's CPU).
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/files.h"
 #include "oracle/go_sweep.h"
 #include "platforms/native.h"
 #include "realgo/binary.h"
@@ -41,16 +41,7 @@ std::string Runfiles() {
   return std::string(d ? d : ".") + "/safepoint";
 }
 
-std::vector<std::string> Programs(const std::string& dir) {
-  std::vector<std::string> v;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return v;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] != '.') v.push_back(e->d_name);
-  closedir(d);
-  std::sort(v.begin(), v.end());
-  return v;
-}
+std::vector<std::string> Programs(const std::string& dir) { return NamesIn(dir); }
 
 // The suite's fixed selection: natively every function of package main;
 // under emulation every one but main.main (the largest of each program, a

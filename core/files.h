@@ -14,9 +14,8 @@
 
 namespace safepoint {
 
-// Each file's name and contents, sorted by name; empty when the directory
-// cannot be read.
-inline std::vector<std::pair<std::string, std::string>> ReadFilesIn(const std::string& dir) {
+// The names in a directory, sorted; empty when it cannot be read.
+inline std::vector<std::string> NamesIn(const std::string& dir) {
   std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d))
@@ -24,8 +23,14 @@ inline std::vector<std::pair<std::string, std::string>> ReadFilesIn(const std::s
     closedir(d);
   }
   std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Each file's name and contents, sorted by name; empty when the directory
+// cannot be read.
+inline std::vector<std::pair<std::string, std::string>> ReadFilesIn(const std::string& dir) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const std::string& n : names) {
+  for (const std::string& n : NamesIn(dir)) {
     std::ifstream in(dir + "/" + n, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();

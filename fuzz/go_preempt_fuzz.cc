@@ -28,7 +28,6 @@
 //
 // The suite runs it for a fixed number of runs from a fixed seed and its
 // corpus on every config; longer: ./safepoint fuzz --targets=go_preempt_fuzz.
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "core/files.h"
 #include "core/hex.h"
 #include "fuzz/artifacts.h"
 #include "oracle/go_sweep.h"
@@ -138,16 +138,7 @@ std::string Runfile(const std::string& rel) {
   return "";
 }
 
-std::vector<std::string> ProgramNames(const std::string& dir) {
-  std::vector<std::string> v;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return v;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] != '.') v.push_back(e->d_name);
-  closedir(d);
-  std::sort(v.begin(), v.end());
-  return v;
-}
+std::vector<std::string> ProgramNames(const std::string& dir) { return safepoint::NamesIn(dir); }
 
 bool Prepare(Program& p) {
   if (p.ready || p.broken) return p.ready;

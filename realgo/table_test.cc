@@ -9,7 +9,6 @@
 // return address after it was judged "no return site") must not count.
 #include "realgo/table.h"
 
-#include <dirent.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/files.h"
 #include "platforms/native.h"
 #include "realgo/binary.h"
 
@@ -30,16 +30,7 @@ std::string Dir(const std::string& version) {
   return std::string(d ? d : ".") + "/safepoint/goprogs/" + version + "/" + std::string(NativePort().go.goarch);
 }
 
-std::vector<std::string> Programs(const std::string& dir) {
-  std::vector<std::string> v;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') v.push_back(e->d_name);
-    closedir(d);
-  }
-  std::sort(v.begin(), v.end());
-  return v;
-}
+std::vector<std::string> Programs(const std::string& dir) { return NamesIn(dir); }
 
 bool Chosen(const std::string& name) {
   return name.rfind("main.", 0) == 0 || name == "runtime.mallocgc" || name == "runtime.newproc" ||
