@@ -108,6 +108,21 @@ void RecordTrapFrame(size_t point, const ucontext_t* uc, const Runtime& rt, cons
 
 TrapRecord* TrapRecordOf(const M* m) { return m != nullptr && m->id >= 0 && m->id < kTrapRecords ? &g_traps[m->id] : nullptr; }
 
+// Where each of the port's saved registers lives in a signal context
+// (SignalContext::slot, from its name), found once, outside the handler:
+// the handler then reads every register of its context without parsing a
+// name or walking the context's records again per register
+// (SignalContext::locate, read_slot).
+int g_reg_slots[RegisterImage::kMaxRegs];
+
+void FindRegisterSlots() {
+  size_t i = 0;
+  for (const SavedReg& r : NativePort().saved_regs) {
+    if (i == RegisterImage::kMaxRegs) break;
+    g_reg_slots[i++] = NativeContext::slot(r);
+  }
+}
+
 // Only the vectors of the runtime's tier (`tier`): the oracle judges no
 // other, and amd64's wider ones are read from the XSAVE image.
 void RecordTrapRegisters(const ucontext_t* uc, const M* m, const G* gp, uintptr_t pc, int tier) {
@@ -115,13 +130,15 @@ void RecordTrapRegisters(const ucontext_t* uc, const M* m, const G* gp, uintptr_
   if (t == nullptr) return;
   const PortInfo& port = NativePort();
   RegisterImage& img = t->regs;
-  img.count = 0;
+  const NativeContext::Located at = NativeContext::locate(uc);
+  size_t n = 0;
   for (const SavedReg& r : port.saved_regs) {
-    if (img.count == RegisterImage::kMaxRegs) break;
+    if (n == RegisterImage::kMaxRegs) break;
     bool wanted = r.size <= RegisterImage::kMaxBytes && (r.kind != SavedReg::kVector || r.tier == tier);
-    img.known[img.count] = wanted ? static_cast<uint8_t>(NativeContext::saved_reg(uc, r, img.bytes[img.count])) : 0;
-    img.count++;
+    img.known[n] = wanted ? static_cast<uint8_t>(NativeContext::read_slot(uc, at, g_reg_slots[n], r.size, img.bytes[n])) : 0;
+    n++;
   }
+  img.count = n;
   img.link_known = !port.link_reg.empty();
   img.link = img.link_known ? NativeContext::lr(uc) : 0;
   t->pc = pc;
@@ -398,6 +415,7 @@ bool ArmableAt(const Runtime& rt, uint32_t off, std::string* err) {
 void InstallTrapHandler() {
   static std::once_flag once;
   std::call_once(once, [] {
+    FindRegisterSlots();
     struct sigaction sa = {};
     sa.sa_sigaction = OnSigtrap;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;

@@ -38,6 +38,13 @@ struct Amd64Context {
   // YMM and ZMM, and K0-K7, from the XSAVE components the kernel writes
   // after it (CopyPart), as far as the frame has them.
   static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
+    return read_slot(uc, locate(uc), slot(r), r.size, out);
+  }
+  // saved_reg in three steps, for the armed trap, which reads every register
+  // of one context: where a register lives (`slot`, from its name, asked
+  // once per register outside the handler), the FXSAVE image (found once
+  // per context), and the copy. -1: no context holds it.
+  static int slot(const SavedReg& r) {
     static constexpr struct {
       const char* name;
       int greg;
@@ -47,21 +54,37 @@ struct Amd64Context {
                   {"rflags", REG_EFL}};
     if (r.kind != SavedReg::kVector) {
       for (const auto& g : kGregs)
-        if (r.name == g.name) return CopyReg(out, &uc->uc_mcontext.gregs[g.greg], 8, r.size);
-      return 0;
+        if (r.name == g.name) return g.greg;
+      return -1;
     }
-    if (uc->uc_mcontext.fpregs == nullptr) return 0;
-    const uint8_t* fx = reinterpret_cast<const uint8_t*>(uc->uc_mcontext.fpregs);
     int k = RegNumber(r.name, "k");
-    if (k >= 0) return k < 8 ? CopyPart(out, fx, kOpmask, 8u * k, r.size) : 0;
+    if (k >= 0) return k < 8 ? kSlotK + k : -1;
     int n = RegNumber(r.name, "xmm");
     if (n < 0) n = RegNumber(r.name, "ymm");
     if (n < 0) n = RegNumber(r.name, "zmm");
-    if (n < 0 || n >= 16) return 0;
-    uint32_t got = CopyReg(out, &uc->uc_mcontext.fpregs->_xmm[n], 16, r.size);
-    if (got < r.size && got == 16) got += CopyPart(out + 16, fx, kYmmHi128, 16u * n, r.size - 16 < 16 ? r.size - 16 : 16);
-    if (got < r.size && got == 32) got += CopyPart(out + 32, fx, kZmmHi256, 32u * n, r.size - 32);
+    return n >= 0 && n < 16 ? kSlotVec + n : -1;
+  }
+  static constexpr int kSlotVec = 100, kSlotK = 200;
+  struct Located {
+    const uint8_t* fx = nullptr;  // the FXSAVE image fpregs points to (nullptr: none)
+  };
+  static Located locate(const ucontext_t* uc) { return {reinterpret_cast<const uint8_t*>(uc->uc_mcontext.fpregs)}; }
+  [[gnu::always_inline]] static uint32_t read_slot(const ucontext_t* uc, const Located& at, int slot, uint32_t size, uint8_t* out) {
+    if (slot >= 0 && slot < NGREG) return Copy<8>(out, &uc->uc_mcontext.gregs[slot], size);
+    if (at.fx == nullptr) return 0;
+    if (slot >= kSlotK && slot < kSlotK + 8) return CopyPart(out, at.fx, kOpmask, 8u * (slot - kSlotK), size);
+    if (slot < kSlotVec || slot >= kSlotVec + 16) return 0;
+    int n = slot - kSlotVec;
+    uint32_t got = Copy<16>(out, &uc->uc_mcontext.fpregs->_xmm[n], size);
+    if (got < size && got == 16) got += CopyPart(out + 16, at.fx, kYmmHi128, 16u * n, size - 16 < 16 ? size - 16 : 16);
+    if (got < size && got == 32) got += CopyPart(out + 32, at.fx, kZmmHi256, 32u * n, size - 32);
     return got;
+  }
+  // CopyReg(out, src, N, cap), one fixed-size copy when all N bytes fit.
+  template <uint32_t N>
+  [[gnu::always_inline]] static uint32_t Copy(uint8_t* out, const void* src, uint32_t cap) {
+    if (cap >= N) return __builtin_memcpy(out, src, N), N;
+    return CopyReg(out, src, N, cap);
   }
 
   // The XSAVE components saved_reg reads (Intel SDM vol. 1, 13.1).

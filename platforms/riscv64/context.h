@@ -33,17 +33,40 @@ struct Riscv64Context {
   static void set_lr(ucontext_t* uc, uintptr_t v) { uc->uc_mcontext.__gregs[kRa] = v; }
   // x1-x31 from __gregs, F0-F31 and FCSR from the D-extension state.
   static uint32_t saved_reg(const ucontext_t* uc, const SavedReg& r, uint8_t* out) {
-    const mcontext_t& mc = uc->uc_mcontext;
+    return read_slot(uc, locate(uc), slot(r), r.size, out);
+  }
+  // saved_reg in three steps, for the armed trap, which reads every register
+  // of one context: where a register lives (`slot`, from its name, asked
+  // once per register outside the handler), the context's records (none
+  // here: the F/D state is in the sigcontext itself), and the copy. -1: no
+  // context holds it.
+  static int slot(const SavedReg& r) {
     if (r.kind == SavedReg::kGeneral) {
       int n = RegNumber(r.name, "x");
-      return n >= 1 && n < 32 ? CopyReg(out, &mc.__gregs[n], 8, r.size) : 0;
+      return n >= 1 && n < 32 ? n : -1;
     }
-    if (r.name == "fcsr") {
-      uint64_t v = mc.__fpregs.__d.__fcsr;
-      return CopyReg(out, &v, 8, r.size);
-    }
+    if (r.name == "fcsr") return kSlotFcsr;
     int f = RegNumber(r.name, "f");
-    return f >= 0 && f < 32 ? CopyReg(out, &mc.__fpregs.__d.__f[f], 8, r.size) : 0;
+    return f >= 0 && f < 32 ? kSlotF + f : -1;
+  }
+  static constexpr int kSlotFcsr = 100, kSlotF = 200;
+  struct Located {};
+  static Located locate(const ucontext_t*) { return {}; }
+  [[gnu::always_inline]] static uint32_t read_slot(const ucontext_t* uc, const Located&, int slot, uint32_t size, uint8_t* out) {
+    const mcontext_t& mc = uc->uc_mcontext;
+    if (slot >= 1 && slot < 32) return Copy<8>(out, &mc.__gregs[slot], size);
+    if (slot == kSlotFcsr) {
+      uint64_t v = mc.__fpregs.__d.__fcsr;
+      return Copy<8>(out, &v, size);
+    }
+    if (slot >= kSlotF && slot < kSlotF + 32) return Copy<8>(out, &mc.__fpregs.__d.__f[slot - kSlotF], size);
+    return 0;
+  }
+  // CopyReg(out, src, N, cap), one fixed-size copy when all N bytes fit.
+  template <uint32_t N>
+  [[gnu::always_inline]] static uint32_t Copy(uint8_t* out, const void* src, uint32_t cap) {
+    if (cap >= N) return __builtin_memcpy(out, src, N), N;
+    return CopyReg(out, src, N, cap);
   }
   static void push_call(ucontext_t* uc, uintptr_t target, uintptr_t resume) {
     // As Go's riscv64 pushCall: 8 bytes down, the old RA saved there, RA =
