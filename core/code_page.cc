@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -30,6 +31,19 @@ std::unique_ptr<CodePage> CodePage::Create(const std::vector<uint8_t>& code, std
 
 CodePage::~CodePage() { munmap(mem_, mapped_); }
 
+namespace {
+
+// The page size, asked of libc once: Patch runs twice per armed preemption,
+// in the trap handler too (a relaxed atomic: signal-safe).
+uintptr_t PageSize() {
+  static std::atomic<uintptr_t> page{0};
+  uintptr_t p = page.load(std::memory_order_relaxed);
+  if (p == 0) page.store(p = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)), std::memory_order_relaxed);
+  return p;
+}
+
+}  // namespace
+
 bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   if (offset + n > size_) return false;
   // Writable and still executable while the bytes change: other threads
@@ -37,7 +51,7 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   // for the write faulted them (found by //fuzz:preempt_fuzz on loong64:
   // "SIGSEGV in goroutine 1: pc=main.main+0x30 addr=<that pc>").
   char* p = static_cast<char*>(mem_) + offset;
-  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t page = PageSize();
   char* lo = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(p) & ~(page - 1));
   size_t len = static_cast<size_t>((reinterpret_cast<uintptr_t>(p + n) + page - 1) / page * page - reinterpret_cast<uintptr_t>(lo));
   if (mprotect(lo, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
