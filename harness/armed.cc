@@ -108,37 +108,60 @@ void RecordTrapFrame(size_t point, const ucontext_t* uc, const Runtime& rt, cons
 
 TrapRecord* TrapRecordOf(const M* m) { return m != nullptr && m->id >= 0 && m->id < kTrapRecords ? &g_traps[m->id] : nullptr; }
 
-// Where each of the port's saved registers lives in a signal context
-// (SignalContext::slot, from its name), found once, outside the handler:
-// the handler then reads every register of its context without parsing a
-// name or walking the context's records again per register
-// (SignalContext::locate, read_slot).
-int g_reg_slots[RegisterImage::kMaxRegs];
+// What the trap handler reads for a runtime of each tier of extended state:
+// the registers the oracle judges (every general and flag register, only
+// the vectors of the tier: amd64's wider ones are read from the XSAVE
+// image), each where it lives in a signal context (SignalContext::slot,
+// from its name). Found once, outside the handler, which then copies each
+// register without parsing a name, walking the context's records
+// (SignalContext::locate, once per trap) or looking at the others.
+struct RegisterPlan {
+  struct Read {
+    uint8_t index;  // in saved_regs and RegisterImage
+    uint8_t size;
+    int16_t slot;
+  };
+  size_t count = 0;  // saved_regs entries recorded (RegisterImage::count)
+  size_t n = 0;
+  Read reads[RegisterImage::kMaxRegs];
+};
+constexpr int kPlannedTiers = 8;
+RegisterPlan g_plans[kPlannedTiers];
 
-void FindRegisterSlots() {
-  size_t i = 0;
-  for (const SavedReg& r : NativePort().saved_regs) {
-    if (i == RegisterImage::kMaxRegs) break;
-    g_reg_slots[i++] = NativeContext::slot(r);
+void PlanRegisterReads() {
+  const std::vector<SavedReg>& regs = NativePort().saved_regs;
+  static_assert(RegisterImage::kMaxRegs <= 256 && RegisterImage::kMaxBytes <= 255, "RegisterPlan::Read's widths");
+  if (NativePort().tiers.size() > kPlannedTiers) {
+    fprintf(stderr, "%sarm: the port has %zu tiers of extended state, the trap plans for %d\n", FatalPrefix(),
+            NativePort().tiers.size(), kPlannedTiers);
+    FatalExit();
+  }
+  for (int tier = 0; tier < kPlannedTiers; tier++) {
+    RegisterPlan& p = g_plans[tier];
+    p.count = regs.size() < RegisterImage::kMaxRegs ? regs.size() : RegisterImage::kMaxRegs;
+    p.n = 0;
+    for (size_t i = 0; i < p.count; i++) {
+      const SavedReg& r = regs[i];
+      if (r.size > RegisterImage::kMaxBytes || (r.kind == SavedReg::kVector && r.tier != tier)) continue;
+      p.reads[p.n++] = {static_cast<uint8_t>(i), static_cast<uint8_t>(r.size),
+                        static_cast<int16_t>(NativeContext::slot(r))};
+    }
   }
 }
 
-// Only the vectors of the runtime's tier (`tier`): the oracle judges no
-// other, and amd64's wider ones are read from the XSAVE image.
 void RecordTrapRegisters(const ucontext_t* uc, const M* m, const G* gp, uintptr_t pc, int tier) {
   TrapRecord* t = TrapRecordOf(m);
-  if (t == nullptr) return;
+  if (t == nullptr || tier < 0 || tier >= kPlannedTiers) return;
   const PortInfo& port = NativePort();
+  const RegisterPlan& plan = g_plans[tier];
   RegisterImage& img = t->regs;
   const NativeContext::Located at = NativeContext::locate(uc);
-  size_t n = 0;
-  for (const SavedReg& r : port.saved_regs) {
-    if (n == RegisterImage::kMaxRegs) break;
-    bool wanted = r.size <= RegisterImage::kMaxBytes && (r.kind != SavedReg::kVector || r.tier == tier);
-    img.known[n] = wanted ? static_cast<uint8_t>(NativeContext::read_slot(uc, at, g_reg_slots[n], r.size, img.bytes[n])) : 0;
-    n++;
+  __builtin_memset(img.known, 0, sizeof img.known);  // a constant size: stores, no libc call
+  for (size_t i = 0; i < plan.n; i++) {
+    const RegisterPlan::Read& r = plan.reads[i];
+    img.known[r.index] = static_cast<uint8_t>(NativeContext::read_slot(uc, at, r.slot, r.size, img.bytes[r.index]));
   }
-  img.count = n;
+  img.count = plan.count;
   img.link_known = !port.link_reg.empty();
   img.link = img.link_known ? NativeContext::lr(uc) : 0;
   t->pc = pc;
@@ -415,7 +438,7 @@ bool ArmableAt(const Runtime& rt, uint32_t off, std::string* err) {
 void InstallTrapHandler() {
   static std::once_flag once;
   std::call_once(once, [] {
-    FindRegisterSlots();
+    PlanRegisterReads();
     struct sigaction sa = {};
     sa.sa_sigaction = OnSigtrap;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
