@@ -305,18 +305,31 @@ TEST(OSThread, ReusesParkedThreadsWithTheStartersMaskAndNothingPending) {
   EXPECT_EQ(second.tid, first.tid) << "one thread, parked in between";
   EXPECT_EQ(second.usr1_blocked, starter_blocks_usr1) << "the mask is the second starter's, not the first's";
   EXPECT_FALSE(second.urg_pending) << "the SIGURG left pending by the first work was taken off before parking";
-  // Two at once are two threads.
-  Seen a, b;
+  // Two at once are two threads: the first one's work holds it until the
+  // second one's has run (a handshake, bounded: a sleep of 1 ms here let
+  // the first finish and park before the second started under amd64_qemu
+  // on a loaded machine, and the second took it).
+  struct Pair {
+    pid_t a = 0, b = 0;
+    std::atomic<bool> b_ran{false};
+    bool a_waited = false;
+  } pair;
   OSThread ta, tb;
   ASSERT_TRUE(ta.Start([](void* p) {
-    auto* s = static_cast<Seen*>(p);
-    s->tid = static_cast<pid_t>(syscall(SYS_gettid));
-    usleep(1000);
-  }, &a));
-  ASSERT_TRUE(tb.Start([](void* p) { static_cast<Seen*>(p)->tid = static_cast<pid_t>(syscall(SYS_gettid)); }, &b));
+    auto* s = static_cast<Pair*>(p);
+    s->a = static_cast<pid_t>(syscall(SYS_gettid));
+    for (int i = 0; i < 20000 && !s->b_ran.load(); i++) usleep(500);
+    s->a_waited = s->b_ran.load();
+  }, &pair));
+  ASSERT_TRUE(tb.Start([](void* p) {
+    auto* s = static_cast<Pair*>(p);
+    s->b = static_cast<pid_t>(syscall(SYS_gettid));
+    s->b_ran.store(true);
+  }, &pair));
   ta.Join();
   tb.Join();
-  EXPECT_NE(a.tid, b.tid);
+  ASSERT_TRUE(pair.a_waited) << "the second work did not run within 10 s while the first waited for it";
+  EXPECT_NE(pair.a, pair.b);
 }
 
 // After a fork the child has none of the parked threads; its Start makes a
