@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -26,23 +25,25 @@ std::unique_ptr<CodePage> CodePage::Create(const std::vector<uint8_t>& code, std
   }
   char* p = static_cast<char*>(mem);
   __builtin___clear_cache(p, p + code.size());
-  return std::unique_ptr<CodePage>(new CodePage(mem, code.size(), mapped));
+  return std::unique_ptr<CodePage>(new CodePage(mem, code.size(), mapped, page));
 }
 
 CodePage::~CodePage() { munmap(mem_, mapped_); }
 
-namespace {
-
-// The page size, asked of libc once: Patch runs twice per armed preemption,
-// in the trap handler too (a relaxed atomic: signal-safe).
-uintptr_t PageSize() {
-  static std::atomic<uintptr_t> page{0};
-  uintptr_t p = page.load(std::memory_order_relaxed);
-  if (p == 0) page.store(p = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)), std::memory_order_relaxed);
-  return p;
+void CodePage::Isolate(size_t i) {
+  uint8_t n = patches_[i].load(std::memory_order_relaxed);
+  if (n == kIsolated || mapped_ == page_) return;  // one page: a mapping of its own already
+  if (n + 1 < kIsolateAt) {
+    patches_[i].store(static_cast<uint8_t>(n + 1), std::memory_order_relaxed);
+    return;
+  }
+  // A locked page is a mapping of its own (VM_LOCKED): the kernel neither
+  // splits the code's mapping to change its protection nor merges it back
+  // with its unlocked neighbours. (QEMU's user mode passes mlock through.)
+  // Tried once; a failure only leaves the page as it was.
+  mlock(static_cast<char*>(mem_) + i * page_, page_);
+  patches_[i].store(kIsolated, std::memory_order_relaxed);
 }
-
-}  // namespace
 
 bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   if (offset + n > size_) return false;
@@ -51,9 +52,10 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   // for the write faulted them (found by //fuzz:preempt_fuzz on loong64:
   // "SIGSEGV in goroutine 1: pc=main.main+0x30 addr=<that pc>").
   char* p = static_cast<char*>(mem_) + offset;
-  const uintptr_t page = PageSize();
+  const uintptr_t page = page_;
   char* lo = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(p) & ~(page - 1));
   size_t len = static_cast<size_t>((reinterpret_cast<uintptr_t>(p + n) + page - 1) / page * page - reinterpret_cast<uintptr_t>(lo));
+  for (size_t i = (lo - static_cast<char*>(mem_)) / page, e = i + len / page; i < e; i++) Isolate(i);
   if (mprotect(lo, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
   if (n == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
     // One aligned store: a thread fetching the instruction sees the old
