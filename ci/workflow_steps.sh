@@ -100,7 +100,10 @@ nightly_job() {
     --corpus-dir="$d/corpus" --out="$d/out"
   local rc=$?
   [ $rc = 0 ] && { grep -q . "$d/summary.md" || { echo "the job summary is empty"; rc=1; }; }
-  rm -rf "$d"
+  # A failed job's findings are kept (its crashes/ and logs/), never lost
+  # with the temporary directory: one gobinary_fuzz artifact of a 5-second
+  # campaign was, and never came back.
+  if [ $rc = 0 ]; then rm -rf "$d"; else echo "nightly job's output kept in $d (crashes in $d/out/crashes)"; fi
   return $rc
 }
 
