@@ -151,14 +151,22 @@ Runtime::~Runtime() {
   }
   // Every M stopped: nothing reaches this memory any more, and the next
   // runtime in the process takes it (runtime/mempool.h).
-  for (auto& g : allgs_) FreeStack(g.get());
-  for (auto& m : ms_)
-    if (m && m->g0_mapping) GiveMapping(Mapping::kG0Stack, m->g0_mapping, m->g0_mapped);
+  ReleaseGsAndMs();
   if (data_mapping_ != nullptr && data_mapping_ != MAP_FAILED) GiveMapping(Mapping::kData, data_mapping_, kDataReservation);
   HeapRelease();
 }
 
 uintptr_t Runtime::code_base() const { return code_ ? code_->base() : 0; }
+
+// Every G and M gone, their stacks kept for the next runtime or run (every
+// M stopped: ~Runtime and Reset).
+void Runtime::ReleaseGsAndMs() {
+  for (auto& g : allgs_) FreeStack(g.get());
+  allgs_.clear();
+  for (auto& m : ms_)
+    if (m && m->g0_mapping) GiveMapping(Mapping::kG0Stack, m->g0_mapping, m->g0_mapped);
+  ms_.clear();
+}
 
 bool Runtime::Reset(std::string* why) {
   // What a reset cannot put back.
@@ -194,11 +202,7 @@ bool Runtime::Reset(std::string* why) {
   // reuse (runtime/mempool.h), the objects gone.
   for (auto& m : ms_)
     if (m->thread.joinable()) m->thread.Join();
-  for (auto& g : allgs_) FreeStack(g.get());
-  allgs_.clear();
-  for (auto& m : ms_)
-    if (m->g0_mapping) GiveMapping(Mapping::kG0Stack, m->g0_mapping, m->g0_mapped);
-  ms_.clear();
+  ReleaseGsAndMs();
   ps_.clear();  // Run makes them again, scratch areas zeroed
   globrunq_.clear();
   sleepers_.clear();

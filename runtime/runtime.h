@@ -501,6 +501,7 @@ class Runtime {
   };
   void HeapInit();
   void HeapRelease();  // ~Runtime: the reservation kept for the next runtime
+  void ReleaseGsAndMs();  // ~Runtime and Reset: stacks and g0 stacks kept for reuse
   // The object whose payload holds w, or -1.
   int64_t HeapFind(uintptr_t w) const;
   uintptr_t HeapObjAddr(int64_t idx) const { return heap_base_ + static_cast<uintptr_t>(idx) * heap_page_ + 16; }
