@@ -28,7 +28,7 @@
 # emulator and the guest under QEMU's gdbstub or natively under ptrace),
 # median of 5 sweeps, printed under the armed rate of the same run. With
 # --real-go-fuzz, then the real-Go fuzzer (fuzz:go_preempt_fuzz pinned to
-# goprogs/gc, Go 1.26, inputs of up to 256 points for 20 s) against
+# goprogs/gc, Go 1.26, inputs of up to 1024 points for 20 s) against
 # go-sweep of the same program, per kind of request and stress, median of
 # 5 each: probes per second, guest starts included on both sides (about
 # 8 minutes a config natively, 14 emulated: not in the suite's run).
@@ -155,20 +155,20 @@ PY
       r=$(timeout -k 10 900 platforms/toolchains/run --config="$c" "$bin/cmd/safepoint" go-sweep --json \
             --request="$1" --stress="$2" "$bin/goprogs/1.26/$port/gc" | sweep_rate) || rc=1
       sweep+=("${r:-0}")
-      # A corpus of its own (libFuzzer adds to it): inputs of 256 points,
-      # as a campaign's grow to (-max_len=1028).
+      # A corpus of its own (libFuzzer adds to it): inputs of 1024 points,
+      # as a campaign's grow to (-max_len=4100).
       corpus=$(mktemp -d)
       python3 - "$corpus" "$round" <<'PY'
 import random, sys
 random.seed(int(sys.argv[2]))
 for i in range(8):
-    pts = bytes(b for _ in range(256) for b in (random.randrange(16), 0, random.randrange(256), 0))
+    pts = bytes(b for _ in range(1024) for b in (random.randrange(16), 0, random.randrange(256), 0))
     open("%s/long%d" % (sys.argv[1], i), "wb").write(bytes(4) + pts)
 PY
       # -max_total_time=20 ends the campaign; the timeout only bounds a hang.
       r=$(cd "$bin/fuzz/go_preempt_fuzz.runfiles/safepoint" &&
           SAFEPOINT_GO_FUZZ_PIN="gc 1.26 $1 $2" timeout -k 10 600 "$SP_TOP/platforms/toolchains/run" --config="$c" \
-            "$bin/fuzz/go_preempt_fuzz" -max_total_time=20 -seed=$round -max_len=1028 -len_control=0 \
+            "$bin/fuzz/go_preempt_fuzz" -max_total_time=20 -seed=$round -max_len=4100 -len_control=0 \
             -artifact_prefix="$corpus/" "$corpus" 2>&1 |
           sed -n 's/.* probes in [0-9.]* s (\([0-9.]*\) probes\/s.*/\1/p' | tail -1)
       rm -rf "$corpus"

@@ -412,10 +412,10 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
   }
   auto t0 = std::chrono::steady_clock::now();
   realgo::ProbeReport rep = realgo::ProbeAll(opt.binary, bin, port, pcs, opt.probe, progress);
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.runs = rep.runs.size();
   if (!rep.fatal.empty() && rep.probes.empty()) {
     res.fatal = rep.fatal;
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   }
   std::map<const GoFunc*, GoCounts> per;
@@ -438,6 +438,9 @@ GoSweepResult RunGoSweep(const GoBinary& bin, const PortInfo& port, const GoSwee
     else if (g.kind == GoFinding::kOutput) res.output_differences++;
     res.findings.push_back(g);
   }
+  // The sweep's time: the probing and the judging (as go_preempt_fuzz
+  // times its own), not reading the binary nor the unpreempted run.
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (const GoFunc* f : judge.chosen()) {
     res.funcs.push_back({f->name, per[f]});
     res.total.Add(per[f]);

@@ -72,7 +72,7 @@ struct GoSweepResult {
   size_t runs = 0, output_differences = 0, crashes = 0;
   std::vector<GoFinding> findings;
   std::string fatal;   // could not sweep at all (exit 2)
-  double seconds = 0;  // probing time (the unpreempted run not included)
+  double seconds = 0;  // probing and judging time (the unpreempted run not included)
   bool clean() const { return fatal.empty() && findings.empty(); }
 };
 

@@ -203,23 +203,33 @@ class Session {
       if (!ForceCollections(true, &err) || !U32(gcphase_addr_, &phase, &err)) return lost(err);
       if (phase == kGCmark && !t_->ReadMemory(r.at.g + o_.g_gcscandone, &scanned, 1, &err)) return lost(err);
       if (phase != kGCmark || scanned != 0) {
-        if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !Leave(tid, 0, &err)) return lost(err);
+        // Not asked. Where the collector's state has not moved (no cycle
+        // began or ended) for kStalledS, the harness brings the next one
+        // about (Nudge): while none marks, or while one marks that has
+        // scanned this goroutine and whose end waits for this P to pass a
+        // safe point and then to stop the world. A program that collects
+        // on its own (allocating) is left alone.
         r.outcome = ProbeResult::kNotAsked;
+        uint64_t last_gc = 0;
+        if (!Word(o_.memstats_addr + static_cast<uint64_t>(o_.mstats_last_gc_nanotime), &last_gc, &err))
+          return lost(err);
+        const double now = internal::NowSeconds();
+        if (phase != seen_phase_ || last_gc != seen_last_gc_) {
+          seen_phase_ = phase;
+          seen_last_gc_ = last_gc;
+          seen_at_s_ = now;
+        } else if (r.at.curg && now - seen_at_s_ >= kStalledS && pc != last_nudge_pc_) {
+          seen_at_s_ = now;
+          last_nudge_pc_ = pc;
+          if (!Nudge(tid, pc, r.at, &err)) return lost(err);
+          return r;
+        }
+        if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !Leave(tid, 0, &err)) return lost(err);
         return r;
       }
       if (!PutByte(r.at.g + o_.g_preemptStop, 1, &err)) return lost(err);
     }
-    if (r.at.p != 0) {
-      // Sysmon's view of this P: this schedtick already seen, and seen only
-      // now (else sysmon, seeing a new tick, sets schedwhen to now itself,
-      // and ten milliseconds later sends SIGURG of its own into the probe:
-      // seen under QEMU as m.preemptGen rising by two).
-      uint32_t tick = 0;
-      if (!U32(r.at.p + o_.p_schedtick, &tick, &err) ||
-          !t_->WriteMemory(r.at.p + o_.p_sysmontick + o_.sysmontick_schedtick, &tick, 4, &err) ||
-          !PutI64(r.at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, &err))
-        return lost(err);
-    }
+    if (!QuietSysmon(r.at, &err)) return lost(err);
     if (opt_.clobber_reg >= 0 && static_cast<size_t>(opt_.clobber_reg) < regs.size() &&
         !t_->WriteReg(tid, opt_.clobber_reg, regs[opt_.clobber_reg] + 1, &err))
       return lost(err);
@@ -234,47 +244,20 @@ class Session {
           if (!t_->WriteVecReg(tid, v.name, b, &err)) return lost(err);
         }
     }
-    // No SIGURG of the runtime's own into this probe: preemptM sends one
-    // only when it turns m.signalPending from 0 to 1, and the handler of
-    // ours sets it back to 0. (Under riscv64 QEMU sysmon's, racing the
-    // schedtick written above, made m.preemptGen rise by two.)
-    if (!t_->WriteMemory(r.at.m + o_.m_signalPending, "\1\0\0\0", 4, &err)) return lost(err);
-    if (!AsyncPreemptOff(0, &err)) return lost(err);
-    if (!t_->Continue(tid, kSigurg, &err)) return lost("continuing with SIGURG: " + err);
-    for (;;) {
-      Stop s = t_->Wait(opt_.stop_timeout_s);
-      if (s.kind == Stop::kError) return lost("waiting for the verdict at " + Hex(pc) + ": " + s.error);
-      if (s.kind == Stop::kExited || s.kind == Stop::kKilled) {
-        exited_ = s;
-        return lost("the guest ended while the verdict at " + Hex(pc) + " was awaited: " + DescribeStop(s));
+    bool accepted = false;
+    if (!SignalForVerdict(tid, pc, r.at, &accepted, &err)) return lost(err);
+    if (accepted) {
+      r.outcome = ProbeResult::kAccepted;
+      std::vector<uint64_t> now;
+      if (!t_->ReadRegs(tid, &now, &err)) return lost(err);
+      if (port_.go.gdb_lr >= 0) {
+        r.resume = now[port_.go.gdb_lr];
+      } else if (!Word(now[port_.go.gdb_sp], &r.resume, &err)) {
+        return lost(err);
       }
-      if (s.kind == Stop::kSignal) {
-        if (!t_->Continue(s.tid, s.signal, &err)) return lost(err);
-        continue;
-      }
-      // A breakpoint.
-      if (s.tid != tid) {
-        // Another thread: let it pass (its PC stays to be probed later).
-        if (!t_->Continue(s.tid, 0, &err)) return lost(err);
-        continue;
-      }
-      if (s.pc == async_preempt_) {
-        r.outcome = ProbeResult::kAccepted;
-        std::vector<uint64_t> now;
-        if (!t_->ReadRegs(tid, &now, &err)) return lost(err);
-        if (port_.go.gdb_lr >= 0) {
-          r.resume = now[port_.go.gdb_lr];
-        } else if (!Word(now[port_.go.gdb_sp], &r.resume, &err)) {
-          return lost(err);
-        }
-      } else if (s.pc == pc) {
-        r.outcome = ProbeResult::kRefused;
-      } else {
-        return lost("after SIGURG at " + Hex(pc) + " the thread stopped at " + Hex(s.pc));
-      }
-      break;
+    } else {
+      r.outcome = ProbeResult::kRefused;
     }
-    if (!AsyncPreemptOff(1, &err)) return lost(err);
     if (!U32(r.at.m + o_.m_preemptGen, &r.preempt_gen_after, &err)) return lost(err);
     if (r.preempt_gen_after != r.at.preempt_gen + 1) {
       r.outcome = ProbeResult::kNoHandler;
@@ -332,6 +315,90 @@ class Session {
     if (!Leave(tid, 0, &err)) return lost(err);
     return r;
   }
+
+  // Sysmon's view of the stopped goroutine's P: this schedtick already
+  // seen, and seen only now (else sysmon, seeing a new tick, sets schedwhen
+  // to now itself, and ten milliseconds later sends SIGURG of its own into
+  // the probe: seen under QEMU as m.preemptGen rising by two).
+  bool QuietSysmon(const StopRead& at, std::string* err) {
+    if (at.p == 0) return true;
+    uint32_t tick = 0;
+    return U32(at.p + o_.p_schedtick, &tick, err) &&
+           t_->WriteMemory(at.p + o_.p_sysmontick + o_.sysmontick_schedtick, &tick, 4, err) &&
+           PutI64(at.p + o_.p_sysmontick + o_.sysmontick_schedwhen, INT64_MAX / 4, err);
+  }
+
+  // SIGURG to the thread stopped at `pc` (its g's request already
+  // written), asynchronous preemption on for just this signal, and its
+  // next stop: *accepted when at asyncPreempt's entry, else it came back to
+  // `pc` (refused). The thread stays stopped there.
+  bool SignalForVerdict(int tid, uint64_t pc, const StopRead& at, bool* accepted, std::string* err) {
+    // No SIGURG of the runtime's own into this probe: preemptM sends one
+    // only when it turns m.signalPending from 0 to 1, and the handler of
+    // ours sets it back to 0. (Under riscv64 QEMU sysmon's, racing the
+    // schedtick written by QuietSysmon, made m.preemptGen rise by two.)
+    if (!t_->WriteMemory(at.m + o_.m_signalPending, "\1\0\0\0", 4, err)) return false;
+    if (!AsyncPreemptOff(0, err)) return false;
+    if (!t_->Continue(tid, kSigurg, err)) {
+      *err = "continuing with SIGURG: " + *err;
+      return false;
+    }
+    for (;;) {
+      Stop s = t_->Wait(opt_.stop_timeout_s);
+      if (s.kind == Stop::kError) {
+        *err = "waiting for the verdict at " + Hex(pc) + ": " + s.error;
+        return false;
+      }
+      if (s.kind == Stop::kExited || s.kind == Stop::kKilled) {
+        exited_ = s;
+        *err = "the guest ended while the verdict at " + Hex(pc) + " was awaited: " + DescribeStop(s);
+        return false;
+      }
+      if (s.kind == Stop::kSignal) {
+        if (!t_->Continue(s.tid, s.signal, err)) return false;
+        continue;
+      }
+      // A breakpoint.
+      if (s.tid != tid) {
+        // Another thread: let it pass (its PC stays to be probed later).
+        if (!t_->Continue(s.tid, 0, err)) return false;
+        continue;
+      }
+      if (s.pc != async_preempt_ && s.pc != pc) {
+        *err = "after SIGURG at " + Hex(pc) + " the thread stopped at " + Hex(s.pc);
+        return false;
+      }
+      *accepted = s.pc == async_preempt_;
+      return AsyncPreemptOff(1, err);
+    }
+  }
+
+  // The collector's kind of request at a stop while no collection marks:
+  // not a probe (nothing is judged, the PC stays to be probed), but a
+  // preemption of the scheduler's kind, so that the goroutine yields the P
+  // and the forcegc helper, which sysmon queues while collections are
+  // forced, starts a cycle whose mark phase later stops can meet before
+  // its stack scan reaches this goroutine (on GOMAXPROCS=1 a root job or
+  // so per turn of the fractional worker). Without it a loop with no
+  // stack check (tightLoop, leafLoop) keeps the P for its whole run:
+  // asynchronous preemption is off but for the probes, and the stop-the-
+  // world a cycle starts with waits for a cooperative one.
+  bool Nudge(int tid, uint64_t pc, const StopRead& at, std::string* err) {
+    bool accepted = false;
+    if (!PutByte(at.g + o_.g_preempt, 1, err) || !QuietSysmon(at, err) ||
+        !SignalForVerdict(tid, pc, at, &accepted, err))
+      return false;
+    if (!accepted && !PutByte(at.g + o_.g_preempt, 0, err)) return false;
+    return Leave(tid, 0, err);
+  }
+  static constexpr double kStalledS = 0.02;
+  uint32_t seen_phase_ = 0;
+  uint64_t seen_last_gc_ = 0;
+  double seen_at_s_ = 0;  // when the collector's state last moved, as the stops saw it
+  // Never twice in a row at one PC: an accepted nudge resumes the
+  // goroutine at that PC's breakpoint, and a second there would keep it
+  // from ever passing.
+  uint64_t last_nudge_pc_ = 0;
 
   // The accepted goroutine, continued from asyncPreempt's entry, until it
   // is back at its resume PC (its g in the g register): the registers
@@ -527,15 +594,12 @@ GoGuest::~GoGuest() {
 
 bool GoGuest::StartGuest(std::string* why) {
   const double t0 = internal::NowSeconds();
-  struct Timed {
-    double t0;
-    double* sum;
-    ~Timed() { *sum += internal::NowSeconds() - t0; }
-  } timed{t0, &start_s_};
   live_ = std::make_unique<Live>(bin_, port_, opt_);
   live_->s.hold_ = true;
   runs_++;
-  if (!live_->s.Start(binary_, dir_ + "/stdout", dir_ + "/stderr", why)) return false;
+  const bool started = live_->s.Start(binary_, dir_ + "/stdout", dir_ + "/stderr", why);
+  start_s_ += internal::NowSeconds() - t0;
+  if (!started) return false;
   // Stopped at the entry point: held there until the first breakpoint is set.
   live_->s.held_tid_ = live_->s.t().pid();
   live_->s.held_sig_ = 0;
@@ -565,7 +629,7 @@ void GoGuest::Finish(GuestRun* ended, bool killed) {
 void GoGuest::End(GuestRun* ended) { Finish(ended, true); }
 
 GoGuest::Outcome GoGuest::ProbeSet(const std::vector<uint64_t>& pcs, double reach_timeout_s,
-                                   std::vector<ProbeResult>* probes, GuestRun* ended) {
+                                   std::vector<ProbeResult>* probes, GuestRun* ended, double until_s) {
   fresh_ = false;
   ended_ = false;
   std::string why;
@@ -640,9 +704,11 @@ GoGuest::Outcome GoGuest::ProbeSet(const std::vector<uint64_t>& pcs, double reac
       Finish(ended, lost);
       return pending.empty() ? kProbed : kEnded;
     }
-    if (pending.empty()) {
+    if (pending.empty() || (until_s > 0 && internal::NowSeconds() >= until_s)) {
+      for (uint64_t left : pending)
+        if (!t.ClearBreakpoint(left, &why)) return give_up(why);
       s.is_pending_ = nullptr;  // held at the last one, alive
-      return kProbed;
+      return pending.empty() ? kProbed : kOutOfTime;
     }
     if (!t.Continue(s.held_tid_, s.held_sig_, &why)) return give_up(why);
     deadline = internal::NowSeconds() + reach_timeout_s;

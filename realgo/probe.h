@@ -138,7 +138,7 @@ class GoGuest {
   GoGuest(const GoGuest&) = delete;
   GoGuest& operator=(const GoGuest&) = delete;
 
-  enum Outcome { kProbed, kNotReached, kEnded, kError };
+  enum Outcome { kProbed, kNotReached, kEnded, kError, kOutOfTime };
   // Each of `pcs` probed at its next execution, in the order the guest
   // reaches them (as a sweep's run does): kProbed when every one was (the
   // guest may have ended at the last), kEnded when the guest ended first,
@@ -147,8 +147,11 @@ class GoGuest {
   // PC probed (kLost among their outcomes). When the guest ends (by itself,
   // by the traceback stress, or given up), *ended receives its whole run,
   // for the invisibility judge; ended->probed lists the PCs it probed.
+  // until_s (internal::NowSeconds' clock; 0: none): no probe starts after
+  // it; kOutOfTime then, the guest held alive at its last probe, the PCs
+  // not in *probes left unprobed.
   Outcome ProbeSet(const std::vector<uint64_t>& pcs, double reach_timeout_s, std::vector<ProbeResult>* probes,
-                   GuestRun* ended);
+                   GuestRun* ended, double until_s = 0);
   // The kind of request and the stress of the next probes (the guest's
   // ProbeOptions otherwise stay).
   void SetKind(GoRequest request, bool force_collections, bool traceback);
