@@ -81,6 +81,7 @@ struct Program {
   GuestRun base;
   std::vector<std::vector<uint64_t>> insns;  // per chosen function
   size_t total_insns = 0;
+  size_t unreached = 0;  // of them, how many State::unreached holds
   bool ready = false, broken = false, has_base = false;
 };
 
@@ -285,7 +286,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // first instruction of the first function).
   std::vector<uint64_t> pcs;
   std::set<uint64_t> chosen;
-  for (size_t at = 4; pcs.empty() || (at + 4 <= size && pcs.size() < kMaxPoints); at += 4) {
+  // Every instruction no fresh guest missed, at most: then the input is done.
+  const size_t available = std::min(kMaxPoints, p.total_insns - p.unreached);
+  for (size_t at = 4; available > 0 && (pcs.empty() || (at + 4 <= size && pcs.size() < available)); at += 4) {
     uint8_t b[4] = {};
     for (size_t i = 0; i < 4 && at + i < size; i++) b[i] = data[at + i];
     size_t fi = (b[0] | b[1] << 8) % p.insns.size(), ii = (b[2] | b[3] << 8) % p.insns[fi].size();
@@ -368,7 +371,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (probes.empty() && fresh) {
       // Nothing reached by a fresh guest: none of these ever is.
-      for (uint64_t pc : pcs) g->unreached.insert({pi, pc});
+      for (uint64_t pc : pcs)
+        if (g->unreached.insert({pi, pc}).second) p.unreached++;
       g_features[49]++;
       break;
     }
