@@ -225,9 +225,11 @@ class Session {
           if (!Nudge(tid, pc, r.at, &err)) return lost(err);
           return r;
         }
-        if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !Leave(tid, 0, &err)) return lost(err);
+        if (!PutByte(r.at.g + o_.g_preempt, 0, &err) || !LiftIfSpinning(tid, pc, &err) || !Leave(tid, 0, &err))
+          return lost(err);
         return r;
       }
+      spin_.erase(tid);
       if (!PutByte(r.at.g + o_.g_preemptStop, 1, &err)) return lost(err);
     }
     if (!QuietSysmon(r.at, &err)) return lost(err);
@@ -404,12 +406,55 @@ class Session {
   // from ever passing.
   uint64_t last_nudge_pc_ = 0;
 
+  // The collector's kind: a thread whose stops, none asked, stay within a
+  // few instructions for kSpinStops stops and kSpinS (ten times that
+  // emulated) is taken to be spinning on them, and their breakpoints are
+  // lifted for the rest of this guest run (each stays pending: the next
+  // run sets it again). An LL/SC loop (arm64 without LSE, loong64,
+  // riscv64) with a breakpoint between its load-linked and its
+  // store-conditional fails its store at every stop, the trap clearing
+  // the reservation, and would never end; Go 1.19's sync/atomic on arm64
+  // spun so in package main. A loop that progresses passes the same few
+  // instructions too, hence the time: nudges get it asked meanwhile.
+  bool LiftIfSpinning(int tid, uint64_t pc, std::string* err) {
+    Spin& sp = spin_[tid];
+    const double now = internal::NowSeconds();
+    if (sp.stops == 0 || pc + kSpinBytes < sp.lo || pc > sp.hi + kSpinBytes ||
+        std::max(sp.hi, pc) - std::min(sp.lo, pc) > kSpinBytes) {
+      sp = Spin{pc, pc, 0, now, {}};
+    }
+    sp.lo = std::min(sp.lo, pc);
+    sp.hi = std::max(sp.hi, pc);
+    sp.stops++;
+    sp.pcs.insert(pc);
+    if (sp.stops < kSpinStops || now - sp.since < (opt_.emulator.empty() ? kSpinS : 10 * kSpinS)) return true;
+    for (uint64_t at : sp.pcs) {
+      if (lifted_.insert(at).second && !t_->ClearBreakpoint(at, err)) return false;
+    }
+    spin_.erase(tid);
+    return true;
+  }
+  struct Spin {
+    uint64_t lo = 0, hi = 0;
+    int stops = 0;
+    double since = 0;
+    std::set<uint64_t> pcs;
+  };
+  static constexpr uint64_t kSpinBytes = 64;
+  static constexpr int kSpinStops = 256;
+  static constexpr double kSpinS = 1;
+  std::map<int, Spin> spin_;
+
+  // PCs whose breakpoints LiftIfSpinning took away in this guest run.
+  std::set<uint64_t> lifted_;
+  bool HasProbeBreakpoint(uint64_t pc) const { return is_pending_ && is_pending_(pc) && lifted_.count(pc) == 0; }
+
   // The accepted goroutine, continued from asyncPreempt's entry, until it
   // is back at its resume PC (its g in the g register): the registers
   // there. Other threads and goroutines pass every breakpoint meanwhile.
   bool FollowToResume(int tid, ProbeResult* r, std::string* err) {
     // A probe's breakpoint already there (not this probe's: it is cleared).
-    const bool shared = r->resume != r->pc && is_pending_ && is_pending_(r->resume);
+    const bool shared = r->resume != r->pc && HasProbeBreakpoint(r->resume);
     if (!shared && !t_->SetBreakpoint(r->resume, err)) return false;
     if (!t_->Continue(tid, 0, err)) return false;
     double deadline = internal::NowSeconds() + opt_.resume_timeout_s;
@@ -656,6 +701,7 @@ GoGuest::Outcome GoGuest::ProbeSet(const std::vector<uint64_t>& pcs, double reac
   // A breakpoint at asyncPreempt's entry is always set; a PC there cannot be probed.
   if (pending.count(s.async_preempt())) return give_up("asyncPreempt's own entry cannot be probed");
   s.is_pending_ = [&pending](uint64_t pc) { return pending.count(pc) != 0; };
+  s.lifted_.clear();  // this input's breakpoints, every one set
   for (uint64_t pc : pending)
     if (!t.SetBreakpoint(pc, &why)) return give_up(why);
   if (!t.Continue(s.held_tid_, s.held_sig_, &why)) return give_up(why);
@@ -710,7 +756,7 @@ GoGuest::Outcome GoGuest::ProbeSet(const std::vector<uint64_t>& pcs, double reac
     }
     if (pending.empty() || (until_s > 0 && internal::NowSeconds() >= until_s)) {
       for (uint64_t left : pending)
-        if (!t.ClearBreakpoint(left, &why)) return give_up(why);
+        if (!s.lifted_.count(left) && !t.ClearBreakpoint(left, &why)) return give_up(why);
       s.is_pending_ = nullptr;  // held at the last one, alive
       return pending.empty() ? kProbed : kOutOfTime;
     }
