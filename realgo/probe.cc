@@ -204,11 +204,11 @@ class Session {
       if (phase == kGCmark && !t_->ReadMemory(r.at.g + o_.g_gcscandone, &scanned, 1, &err)) return lost(err);
       if (phase != kGCmark || scanned != 0) {
         // Not asked. Where the collector's state has not moved (no cycle
-        // began or ended) for kStalledS, the harness brings the next one
-        // about (Nudge): while none marks, or while one marks that has
-        // scanned this goroutine and whose end waits for this P to pass a
-        // safe point and then to stop the world. A program that collects
-        // on its own (allocating) is left alone.
+        // began or ended) for kStalledS (ten times that emulated), the
+        // harness brings the next one about (Nudge): while none marks, or
+        // while one marks that has scanned this goroutine and whose end
+        // waits for this P to pass a safe point and then to stop the world.
+        // A program that collects on its own (allocating) is left alone.
         r.outcome = ProbeResult::kNotAsked;
         uint64_t last_gc = 0;
         if (!Word(o_.memstats_addr + static_cast<uint64_t>(o_.mstats_last_gc_nanotime), &last_gc, &err))
@@ -218,8 +218,7 @@ class Session {
           seen_phase_ = phase;
           seen_last_gc_ = last_gc;
           seen_at_s_ = now;
-        } else if (r.at.curg && now - seen_at_s_ >= (opt_.emulator.empty() ? kStalledS : kStalledEmulatedS) &&
-                   pc != last_nudge_pc_) {
+        } else if (r.at.curg && now - seen_at_s_ >= Emulated(kStalledS) && pc != last_nudge_pc_) {
           seen_at_s_ = now;
           last_nudge_pc_ = pc;
           if (!Nudge(tid, pc, r.at, &err)) return lost(err);
@@ -396,8 +395,11 @@ class Session {
   }
   // Longer, and a program that collects on its own is nudged into back-to-
   // back forced cycles and crawls (the gc program natively at 5 ms: 0.7
-  // probes/s instead of 50); under emulation everything is ten times slower.
-  static constexpr double kStalledS = 0.02, kStalledEmulatedS = 0.2;
+  // probes/s instead of 50).
+  static constexpr double kStalledS = 0.02;
+  // A native wait as long under emulation, where everything is ten times
+  // slower (a stall, a spin).
+  double Emulated(double native_s) const { return opt_.emulator.empty() ? native_s : 10 * native_s; }
   uint32_t seen_phase_ = 0;
   uint64_t seen_last_gc_ = 0;
   double seen_at_s_ = 0;  // when the collector's state last moved, as the stops saw it
@@ -419,15 +421,11 @@ class Session {
   bool LiftIfSpinning(int tid, uint64_t pc, std::string* err) {
     Spin& sp = spin_[tid];
     const double now = internal::NowSeconds();
-    if (sp.stops == 0 || pc + kSpinBytes < sp.lo || pc > sp.hi + kSpinBytes ||
-        std::max(sp.hi, pc) - std::min(sp.lo, pc) > kSpinBytes) {
-      sp = Spin{pc, pc, 0, now, {}};
-    }
-    sp.lo = std::min(sp.lo, pc);
-    sp.hi = std::max(sp.hi, pc);
-    sp.stops++;
+    if (sp.pcs.empty() || std::max(*sp.pcs.rbegin(), pc) - std::min(*sp.pcs.begin(), pc) > kSpinBytes)
+      sp = Spin{{}, 0, now};
     sp.pcs.insert(pc);
-    if (sp.stops < kSpinStops || now - sp.since < (opt_.emulator.empty() ? kSpinS : 10 * kSpinS)) return true;
+    sp.stops++;
+    if (sp.stops < kSpinStops || now - sp.since < Emulated(kSpinS)) return true;
     for (uint64_t at : sp.pcs) {
       if (lifted_.insert(at).second && !t_->ClearBreakpoint(at, err)) return false;
     }
@@ -435,10 +433,9 @@ class Session {
     return true;
   }
   struct Spin {
-    uint64_t lo = 0, hi = 0;
+    std::set<uint64_t> pcs;  // where it stopped, all within kSpinBytes
     int stops = 0;
     double since = 0;
-    std::set<uint64_t> pcs;
   };
   static constexpr uint64_t kSpinBytes = 64;
   static constexpr int kSpinStops = 256;
