@@ -18,7 +18,9 @@
 //
 // The runtimes are kept across inputs (harness/reference.cc: reset after
 // each run, its program still loaded); SAFEPOINT_FUZZ_FRESH=1 makes every
-// run's runtime afresh instead. At exit: what the kept runtimes did, and
+// run's runtime afresh instead. The unpreempted end state is predicted
+// from the program's meaning where it can be (oracle/preempt_case.h);
+// SAFEPOINT_FUZZ_PREDICT=0 runs it every time instead. At exit: what the kept runtimes did, and
 // where a case's time went.
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +50,9 @@ const safepoint::harness::MutationDef* g_mutation = nullptr;
 // SAFEPOINT_FUZZ_FRESH=1: a fresh runtime for every run (the kept ones'
 // counterpart, to compare their speed and findings).
 bool g_keep = true;
+// SAFEPOINT_FUZZ_PREDICT=0: every reference an unpreempted run, none
+// predicted from the program's meaning (to compare speed and findings).
+bool g_predict = true;
 void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::CaseResult& r) {
   using safepoint::oracle::Judgement;
   const Judgement& j = r.judgement;
@@ -118,6 +123,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     fprintf(stderr, "preempt_fuzz: %s\n", safepoint::oracle::CaseTimeSummary().c_str());
   });
   if (const char* f = getenv("SAFEPOINT_FUZZ_FRESH"); f && *f == '1') g_keep = false;
+  if (const char* f = getenv("SAFEPOINT_FUZZ_PREDICT"); f && *f == '0') g_predict = false;
   if (const char* m = getenv("SAFEPOINT_FUZZ_MUTATE"); m && *m) {
     g_mutation = safepoint::harness::FindMutation(m);
     if (!g_mutation) {
@@ -146,6 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     c.mutation = g_mutation->name;
   }
   c.keep_runtime = g_keep;  // a runtime kept per settings and program (harness/reference.cc)
+  c.predict = g_predict;
   safepoint::fuzz::ExecutionBegins(data, size);
   safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
   safepoint::fuzz::ExecutionEnds();

@@ -278,7 +278,7 @@ void EndRequester() {
 }
 
 // The chain's next point, armed by the trap handler of the one before
-// (signal-safe: CodePage's reads and patches make no libc call but mprotect).
+// (signal-safe: CodePage's reads and patches make no system call).
 void ArmNextPoint(Runtime& rt) {
   if (g_armed.next >= g_armed.nthen) return;
   const ArmPoint& p = g_armed.then[g_armed.next++];

@@ -71,7 +71,7 @@ class Keeper {
   }
 
  private:
-  static constexpr size_t kMax = 16;
+  static constexpr size_t kMax = 64;
   std::mutex mu_;
   std::vector<std::unique_ptr<Kept>> kept_;
   KeptRuntimeCounts counts_;
@@ -139,6 +139,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
   }
   const FuncTable& table() const override { return rt_->table(); }
   uintptr_t code_base() const override { return rt_->code_base(); }
+  int xstate_tier() const override { return rt_->xstate_tier(); }
   std::vector<Event> events() const override { return rt_->events().Snapshot(); }
   size_t events_dropped() const override { return rt_->events().dropped(); }
   EndState end_state() const override {

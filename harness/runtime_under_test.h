@@ -61,6 +61,10 @@ class RuntimeUnderTest {
   virtual bool Run(const std::string& main, std::string* err) = 0;
   virtual const FuncTable& table() const = 0;
   virtual uintptr_t code_base() const = 0;
+  // After Load: the tier of extended state (PortInfo::tiers) whose vector
+  // registers the loaded program's vfill and vdump reach; -1 when the
+  // runtime cannot say.
+  virtual int xstate_tier() const { return -1; }
   virtual std::vector<Event> events() const = 0;
   // Events the runtime did not record because its log was full (a log
   // keeps the first events of a run): an oracle that judges an absence

@@ -31,6 +31,8 @@ Judgement frame_point oracle/frame_table_test.cc FrameTableJudged.*
 Judgement frame_judged oracle/frame_table_test.cc FrameTableJudged.*
 Judgement frame_allowed oracle/frame_table_test.cc FrameTableJudged.*
 Judgement frame_unjudged oracle/frame_table_test.cc FrameTableJudged.*
+Judgement semantics oracle/judge_fields_test.cc JudgeFields.ASemanticsDifferenceIsAFindingOfItsOwn
+Judgement semantics oracle/preempt_case_test.cc PreemptCase.AWrongPredictionIsASemanticsFinding
 Observation k -- which instruction of the table: reports only
 Observation off oracle/judge_fields_test.cc JudgeFields.AnAcceptanceInPlaceAgreesAndAResumeElsewhereDoesNot
 Observation func -- the function holding the point: reports only

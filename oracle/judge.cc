@@ -140,6 +140,7 @@ std::string Judgement::Oracle() const {
   if (!frame.empty()) return "frame-table";
   if (!lost.empty()) return "liveness";
   if (!run_error.empty()) return "run";
+  if (!semantics.empty()) return "semantics";
   if (!progress.empty()) return "progress";
   if (!agree) return "decision";
   if (!save_wrong.empty()) return "save-area";
@@ -157,6 +158,7 @@ std::string Judgement::Headline() const {
     return "frame-table oracle: the function table's frame differs from the machine's where a preemption was accepted";
   if (o == "liveness") return "liveness oracle: a collection freed a reachable object";
   if (o == "run") return "run failed";
+  if (o == "semantics") return "semantics oracle: the unpreempted run's end state is not the program's meaning";
   if (o == "progress") return "progress oracle: " + progress;
   if (o == "protocol") return "protocol oracle: " + protocol.rule;
   return "";

@@ -47,11 +47,16 @@ struct Judgement {
   size_t frame_judged = 0;       // points whose walk was judged
   std::vector<std::string> frame_allowed;
   std::string frame_unjudged;    // why a point's image was seen but not judged
+  // semantics: an unpreempted run's end state against the one the
+  // program's meaning gives (oracle/semantics.h), where the caller
+  // predicted it (oracle/preempt_case.h): "" or the differences. Judge
+  // leaves it empty.
+  std::string semantics;
   bool ok() const {
     return frame.empty() && agree && state_diff.empty() && lost.empty() && run_error.empty() && protocol.ok() &&
-           progress.empty() && save_wrong.empty();
+           progress.empty() && save_wrong.empty() && semantics.empty();
   }
-  // The first failing oracle ("frame-table", "liveness", "run", "progress", "decision",
+  // The first failing oracle ("frame-table", "liveness", "run", "semantics", "progress", "decision",
   // "save-area", "invisibility", "protocol"; a wrong table first, as the
   // cause of the walk's crash or the lost object that may follow it; a wrong
   // save before the end state it spoils; progress before decision: a request that

@@ -351,6 +351,26 @@ TEST(JudgeFields, TheEndStateIsComparedWithTheBaseline) {
   EXPECT_EQ(j.Oracle(), "invisibility");
 }
 
+// semantics: set by the caller that predicted the unpreempted end state
+// (oracle/preempt_case.cc; its test makes a prediction wrong), never by
+// Judge; alone it fails the judgement under its own name, before the
+// decision and invisibility oracles (a reference that is not the program's
+// meaning spoils what is judged against it).
+TEST(JudgeFields, ASemanticsDifferenceIsAFindingOfItsOwn) {
+  Observation o = Accepted(TrappedIn(Accepting()), kPc);
+  o.end.globals = {1, 2, 3};
+  Judgement j = Judge(NativePort(), {}, o.end, o);
+  ASSERT_TRUE(j.ok()) << j.Headline();
+  EXPECT_EQ(j.semantics, "");
+  j.semantics = " g[1]=5 want 2";
+  EXPECT_FALSE(j.ok());
+  EXPECT_EQ(j.Oracle(), "semantics");
+  EXPECT_NE(j.Headline().find("semantics oracle"), std::string::npos) << j.Headline();
+  j.agree = false;
+  j.state_diff = " g[0]=9 want 1";
+  EXPECT_EQ(j.Oracle(), "semantics");
+}
+
 // save: the save area against the trap's registers, when one was seen.
 TEST(JudgeFields, TheSaveAreaIsComparedWithTheTrapsRegisters) {
   const PortInfo& p = NativePort();

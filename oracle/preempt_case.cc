@@ -13,6 +13,8 @@
 #include "harness/runtime_under_test.h"
 #include "harness/sweep.h"
 #include "oracle/decision.h"
+#include "oracle/invisibility.h"
+#include "oracle/semantics.h"
 #include "platforms/native.h"
 
 namespace safepoint::oracle {
@@ -80,27 +82,49 @@ std::string EncodeChain(const std::vector<Case::Point>& then) {
 }
 
 namespace {
-// The unpreempted run of each program under each settings byte: the
-// invisibility oracle's reference. Inputs repeat programs often.
+// The reference of each program under each settings byte: the
+// invisibility oracle's. Inputs repeat programs often.
 struct BaselineKey {
   std::string program;
   uint8_t settings;
+  bool predict;  // a reference predicted or run (Case::predict): never one for the other
   bool operator<(const BaselineKey& o) const {
+    if (predict != o.predict) return predict < o.predict;
     return settings != o.settings ? settings < o.settings : program < o.program;
   }
 };
+struct Reference {
+  harness::Baseline base;  // its end state an unpreempted run's, or predicted
+  bool predicted = false;
+};
 std::mutex g_mu;
-std::map<BaselineKey, harness::Baseline>& Baselines() {
-  static auto* m = new std::map<BaselineKey, harness::Baseline>;
+std::map<BaselineKey, Reference>& Baselines() {
+  static auto* m = new std::map<BaselineKey, Reference>;
   return *m;
 }
+
+// The vector registers the program's vfill and vdump reach at `tier`.
+VectorLayout LayoutOf(const PortInfo& port, int tier) {
+  VectorLayout l;
+  for (const SavedReg& r : port.saved_regs)
+    if (r.kind == SavedReg::kVector && r.tier == tier) l.regs.push_back({r.offset, r.size});
+  return l;
+}
+
 }  // namespace
+
+// (200,000 operations: beyond, a run is cheaper to make than to predict.)
+bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end) {
+  if (tier < 0) return false;
+  std::string why;
+  return InterpretEndState(prog, "main.main", LayoutOf(NativePort(), tier), &end->globals, &end->vdump, &why, 200'000);
+}
 
 namespace {
 // Where RunCase's time goes, for the fuzzer's report (CaseTimeSummary).
 struct PhaseClock {
   std::atomic<int64_t> ns[4] = {};
-  std::atomic<int64_t> cases{0}, baselines{0}, reached{0};
+  std::atomic<int64_t> cases{0}, baselines{0}, reached{0}, predicted{0}, contradicted{0};
 };
 PhaseClock g_phases;
 int64_t NowNs() {
@@ -120,9 +144,12 @@ std::string CaseTimeSummary() {
   int64_t n = g_phases.cases.load();
   if (n == 0) return "no cases run";
   const char* names[4] = {"parse", "unpreempted run", "armed run", "judge"};
-  char b[160];
-  snprintf(b, sizeof b, "%lld cases (%lld unpreempted runs, the rest cached; the armed instruction reached in %lld): per case",
+  char b[256];
+  snprintf(b, sizeof b,
+           "%lld cases (%lld unpreempted runs, %lld predicted from the program's meaning of which %lld were "
+           "contradicted by an armed run and run, the rest cached; the armed instruction reached in %lld): per case",
            static_cast<long long>(n), static_cast<long long>(g_phases.baselines.load()),
+           static_cast<long long>(g_phases.predicted.load()), static_cast<long long>(g_phases.contradicted.load()),
            static_cast<long long>(g_phases.reached.load()));
   std::string s = b;
   for (int i = 0; i < 4; i++) {
@@ -152,39 +179,57 @@ CaseResult RunCase(const Case& c, std::string* err) {
     keep.program = c.program;
   }
   harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, keep);
-  harness::Baseline base;
+  Reference ref;
   {
     std::lock_guard<std::mutex> lk(g_mu);
-    auto it = Baselines().find({c.program, c.settings});
-    if (it != Baselines().end()) base = it->second;
+    auto it = Baselines().find({c.program, c.settings, c.predict});
+    if (it != Baselines().end() && !c.edit_prediction) ref = it->second;
   }
+  harness::Baseline& base = ref.base;
   Lap(0, &t);
-  // A kept runtime runs the armed run first, on the function table its
-  // load gives (the program stays loaded for the run), and the unpreempted
-  // run only when the armed instruction was reached: an armed run that
-  // never trapped is an unpreempted run, and its end state the reference
-  // (a third of a fuzzing campaign's cases; its trapped ones need a run of
-  // their own).
+  auto keep_baseline = [&] {
+    if (c.edit_prediction) return;  // a test's: for its case alone
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (Baselines().size() > 256) Baselines().clear();
+    Baselines()[{c.program, c.settings, c.predict}] = ref;
+  };
+  // A real unpreempted run into *run (a fresh or kept runtime from make).
+  auto unpreempted = [&](harness::Baseline* run) {
+    g_phases.baselines.fetch_add(1);
+    return harness::RunBaseline(prog, "main.main", make, run, err);
+  };
+  // The reference, unless cached: the function table the program's load
+  // gives, and its end state predicted from the program's meaning where
+  // the interpreter can. Otherwise a kept runtime runs the armed run first
+  // (the program stays loaded for it), and an unpreempted run only when
+  // the armed instruction was reached: an armed run that never trapped is
+  // an unpreempted run, and its end state the reference (a third of a
+  // fuzzing campaign's cases); a fresh runtime runs the unpreempted run
+  // first, as it always did.
   const bool cached = !base.table.insns.empty();
-  const bool deferred = !cached && c.keep_runtime;
-  if (deferred) {
+  bool deferred = false;
+  if (!cached) {
     if (!prog.Find("main.main")) {
       *err = "program: no function main.main";
       return r;
     }
-    std::unique_ptr<harness::RuntimeUnderTest> rt = make();
-    if (!rt->Load(prog, err)) return r;
-    base.table = rt->table();
-  } else if (!cached) {
-    g_phases.baselines.fetch_add(1);
-    if (!harness::RunBaseline(prog, "main.main", make, &base, err)) return r;
+    if (c.keep_runtime || c.predict) {
+      std::unique_ptr<harness::RuntimeUnderTest> rt = make();
+      if (!rt->Load(prog, err)) return r;
+      base.table = rt->table();
+      ref.predicted = c.predict && PredictEndState(prog, rt->xstate_tier(), &base.end);
+      if (ref.predicted && c.edit_prediction) c.edit_prediction(&base.end);
+    }
+    if (ref.predicted) {
+      g_phases.predicted.fetch_add(1);
+      keep_baseline();
+    } else if (c.keep_runtime) {
+      deferred = true;
+    } else {
+      if (!unpreempted(&base)) return r;
+      keep_baseline();
+    }
   }
-  auto keep_baseline = [&] {
-    std::lock_guard<std::mutex> lk(g_mu);
-    if (Baselines().size() > 256) Baselines().clear();
-    Baselines()[{c.program, c.settings}] = base;
-  };
-  if (!cached && !deferred) keep_baseline();
   r.instructions = base.table.insns.size();
   for (const FuncInfo& f : base.table.funcs) r.code_bytes = std::max(r.code_bytes, f.end);
   if (r.instructions == 0) {
@@ -201,23 +246,40 @@ CaseResult RunCase(const Case& c, std::string* err) {
   }
   Lap(2, &t);
   if (r.obs.trapped) g_phases.reached.fetch_add(1);
+  // The semantics oracle: a real unpreempted run's end state against the
+  // prediction (an armed run that never trapped is one).
+  std::string semantics;
   if (deferred) {
     if (!r.obs.trapped && r.obs.ran) {
       base.end = r.obs.end;
     } else {
-      g_phases.baselines.fetch_add(1);
       harness::Baseline run;
-      if (!harness::RunBaseline(prog, "main.main", make, &run, err)) return r;
+      if (!unpreempted(&run)) return r;
       base.end = run.end;
     }
     keep_baseline();
     Lap(1, &t);
+  } else if (ref.predicted && !r.obs.trapped && r.obs.ran) {
+    semantics = DiffEndState(base.end, r.obs.end);
   }
   State state;
   state.runtimesecret = c.opts.experiments.runtimesecret;
   state.asyncpreemptoff = (c.settings & 1) != 0;
   state.async_preempt_stack = AsyncPreemptStack(NativePort());
   r.judgement = Judge(NativePort(), state, base.end, r.obs, &base.table);
+  if (ref.predicted && r.obs.trapped && !r.judgement.state_diff.empty()) {
+    // The armed run contradicts the prediction: a real unpreempted run
+    // decides, and is the reference from now on.
+    g_phases.contradicted.fetch_add(1);
+    harness::Baseline run;
+    if (!unpreempted(&run)) return r;
+    semantics = DiffEndState(base.end, run.end);
+    base.end = run.end;
+    ref.predicted = false;
+    keep_baseline();
+    r.judgement = Judge(NativePort(), state, base.end, r.obs, &base.table);
+  }
+  r.judgement.semantics = semantics;
   Lap(3, &t);
   r.ok = true;
   if (!r.judgement.lost.empty() && c.opts.settings.xstate_scan == XStateScan::kGo126) {
@@ -294,6 +356,8 @@ std::string Describe(const Case& c, const CaseResult& r) {
   if (r.judgement.point > 0) s += "  the decision that disagreed: point " + std::to_string(r.judgement.point) + "\n";
   for (const std::string& w : r.judgement.save_wrong) s += "  save area: " + w + "\n";
   if (!r.judgement.state_diff.empty()) s += "  end state:" + r.judgement.state_diff + "\n";
+  if (!r.judgement.semantics.empty())
+    s += "  the unpreempted run against the program's meaning (oracle/semantics.h):" + r.judgement.semantics + "\n";
   if (!r.judgement.lost.empty()) s += "  " + r.judgement.lost + "\n";
   if (!r.judgement.run_error.empty()) s += "  " + r.judgement.run_error + "\n";
   if (!r.judgement.protocol.ok()) s += "  " + r.judgement.protocol.detail + "\n";

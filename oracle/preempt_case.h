@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,15 @@ struct Case {
   // over mixed inputs); `repro` runs fresh.
   std::string mutation;
   bool keep_runtime = false;
+  // The unpreempted run's end state predicted from the program's meaning
+  // (oracle/semantics.h) where the interpreter can, instead of a run made
+  // for it: an armed run whose end state differs from the prediction is
+  // judged against a real unpreempted run, and a real unpreempted run that
+  // differs from the prediction is a finding of the semantics oracle.
+  bool predict = true;
+  // Tests: changes a prediction before it is used (a wrong one, to see the
+  // semantics oracle catch it).
+  std::function<void(harness::EndState*)> edit_prediction;
 };
 
 // The chain's bytes for `then` (what an input ends in), for seeds and tests.
@@ -82,9 +92,18 @@ struct CaseResult {
   uint32_t code_bytes = 0;  // the loaded program's code, from its entry offset 0
 };
 
-// Runs the program unpreempted (cached per program and settings), then
-// armed at the chosen instruction, and judges the armed run.
+// Runs the program armed at the chosen instruction and judges the run
+// against its unpreempted end state: predicted (Case::predict), or that
+// of an unpreempted run, cached per program and settings either way.
 CaseResult RunCase(const Case& c, std::string* err);
+
+// The end state an unpreempted run of `prog`'s main.main leaves, from the
+// program's meaning (oracle/semantics.h), its vector registers those of
+// tier `tier` of this port (RuntimeUnderTest::xstate_tier after the
+// program's load); false where that cannot be predicted (outside the
+// interpreter's subset, a vdump of values only a run shows, a tier of -1,
+// more than 200,000 operations).
+bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end);
 
 // Where RunCase's time went in this process, per case: parsing the
 // program, its unpreempted run (when not cached), the armed run, the

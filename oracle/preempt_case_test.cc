@@ -5,9 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/ir.h"
+#include "harness/mutations.h"
+#include "harness/runtime_under_test.h"
+#include "harness/sweep.h"
 #include "platforms/native.h"
 
 namespace safepoint::oracle {
@@ -177,6 +183,148 @@ TEST(PreemptCase, ASuspendGRefusedSendsAgainWhileSysmonsClockStandsStill) {
     EXPECT_EQ(gave_up, 0u) << "point " << k << ": suspendG gave up (its preemptM never sent again)";
   }
   EXPECT_GT(refused, 0) << "none of main.main's first 4 instructions was refused";
+}
+
+
+// --- the reference predicted from the program's meaning -----------------
+
+// Generated programs (the fuzzer's random inputs, fixed seed) parsed.
+std::vector<std::pair<Case, std::shared_ptr<ir::Program>>> GeneratedCases(int n) {
+  std::vector<std::pair<Case, std::shared_ptr<ir::Program>>> out;
+  for (const std::string& in : CoverageRandomInputs(n, 31)) {
+    Case c = Decode(in);
+    auto p = std::make_shared<ir::Program>();
+    std::string err;
+    EXPECT_TRUE(ir::ParseProgram(c.program, p.get(), &err)) << err;
+    out.push_back({std::move(c), std::move(p)});
+  }
+  return out;
+}
+
+// Where the end state is predicted, it is the unpreempted run's on this
+// port, globals and vector dumps alike; and most generated programs are
+// predicted (else the fuzzer runs them, and this test proves little).
+TEST(PreemptCase, APredictedEndStateIsTheUnpreemptedRunsOnThisPort) {
+  int predicted = 0, vdumps = 0, n = 0;
+  for (auto& [c, prog] : GeneratedCases(60)) {
+    n++;
+    harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source);
+    std::unique_ptr<harness::RuntimeUnderTest> rt = make();
+    std::string err;
+    ASSERT_TRUE(rt->Load(*prog, &err)) << err;
+    harness::EndState want;
+    if (!PredictEndState(*prog, rt->xstate_tier(), &want)) continue;
+    rt.reset();
+    predicted++;
+    harness::Baseline run;
+    ASSERT_TRUE(harness::RunBaseline(*prog, "main.main", make, &run, &err)) << err;
+    EXPECT_EQ(want.globals, run.end.globals) << c.program;
+    EXPECT_EQ(want.vdump, run.end.vdump) << "vector dumps differ:\n" << c.program;
+    bool dumped = false;
+    for (uint8_t b : run.end.vdump) dumped = dumped || b != 0;
+    vdumps += dumped;
+  }
+  EXPECT_GE(predicted, n / 2) << "of " << n << " generated programs";
+  EXPECT_GE(vdumps, 3) << "predicted programs that dump vector registers, of " << predicted;
+}
+
+// A case found by the predicate among the generated inputs, armed at an
+// instruction reached (trapped) or not.
+bool FindCase(bool trapped, Case* out) {
+  for (auto& [c, prog] : GeneratedCases(60)) {
+    harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source);
+    std::unique_ptr<harness::RuntimeUnderTest> rt = make();
+    std::string err;
+    harness::EndState e;
+    if (!rt->Load(*prog, &err) || !PredictEndState(*prog, rt->xstate_tier(), &e)) continue;
+    for (uint16_t k = 0; k < 8; k++) {
+      Case t = c;
+      t.armed = static_cast<uint16_t>(c.armed + 97 * k);
+      CaseResult r = RunCase(t, &err);
+      if (r.ok && r.obs.trapped == trapped && r.judgement.ok()) {
+        *out = t;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// A wrong prediction does not pass for a finding of the invisibility
+// oracle: where the armed instruction was never reached, the run is an
+// unpreempted one and differs from the prediction; where it was, the
+// armed run differs from it too, a real unpreempted run is made, and that
+// one differs. Either way the semantics oracle reports it, naming the
+// global, and nothing else does.
+TEST(PreemptCase, AWrongPredictionIsASemanticsFinding) {
+  for (bool trapped : {false, true}) {
+    if (trapped && !NativePort().async_preemption()) continue;
+    Case c;
+    ASSERT_TRUE(FindCase(trapped, &c)) << "no predicted generated case with its armed instruction "
+                                       << (trapped ? "reached" : "not reached");
+    c.edit_prediction = [](harness::EndState* e) { e->globals[7] ^= 1; };
+    std::string err;
+    CaseResult r = RunCase(c, &err);
+    ASSERT_TRUE(r.ok) << err;
+    EXPECT_EQ(r.obs.trapped, trapped);
+    EXPECT_FALSE(r.judgement.ok());
+    EXPECT_EQ(r.judgement.Oracle(), "semantics") << r.judgement.Headline();
+    EXPECT_NE(r.judgement.semantics.find("g[7]"), std::string::npos) << r.judgement.semantics;
+    EXPECT_EQ(r.judgement.state_diff, "") << "judged against the real unpreempted run";
+    EXPECT_NE(Describe(c, r).find("the program's meaning"), std::string::npos) << Describe(c, r);
+    // The same case predicted rightly, and not predicted: clean.
+    c.edit_prediction = nullptr;
+    EXPECT_TRUE(RunCase(c, &err).judgement.ok());
+    c.predict = false;
+    EXPECT_TRUE(RunCase(c, &err).judgement.ok());
+  }
+}
+
+// The globals and dump areas an end-state difference names ("g[3] vdump[1]").
+std::string Places(const std::string& diff) {
+  std::string out;
+  for (size_t at = 0; (at = diff.find_first_of("gv", at)) != std::string::npos;) {
+    size_t end = diff.find(']', at);
+    if (end == std::string::npos) break;
+    if (at == 0 || diff[at - 1] == ' ') out += diff.substr(at, end + 1 - at) + " ";
+    at = end + 1;
+  }
+  return out;
+}
+
+// Under a mutation that spoils the registers an asynchronous preemption
+// restores, the armed run's end state differs: with the reference
+// predicted (then contradicted and run) the judgement is the one a real
+// unpreempted run gives (the end state's difference, the save area's
+// before it), not a semantics finding.
+TEST(PreemptCase, AnArmedRunThatContradictsThePredictionIsJudgedAgainstARealRun) {
+  if (!NativePort().async_preemption()) GTEST_SKIP() << "port " << NativePort().name << " declares asynchronous preemption missing";
+  const harness::MutationDef* m = harness::FindMutation("drop-register");
+  ASSERT_NE(m, nullptr);
+  int found = 0;
+  for (auto& [c0, prog] : GeneratedCases(60)) {
+    for (uint16_t k = 0; k < 4 && found < 2; k++) {
+      Case c = c0;
+      c.armed = static_cast<uint16_t>(c0.armed + 131 * k);
+      m->apply(c.opts.mutations);
+      c.mutation = m->name;
+      std::string err;
+      CaseResult predicted = RunCase(c, &err);
+      ASSERT_TRUE(predicted.ok) << err;
+      if (predicted.judgement.state_diff.empty()) continue;
+      found++;
+      EXPECT_EQ(predicted.judgement.semantics, "");
+      c.predict = false;
+      CaseResult run = RunCase(c, &err);
+      ASSERT_TRUE(run.ok) << err;
+      // The same places differ (their values may not: a dropped register
+      // leaves what the runtime's own code left in it).
+      EXPECT_EQ(Places(run.judgement.state_diff), Places(predicted.judgement.state_diff))
+          << run.judgement.state_diff << " vs " << predicted.judgement.state_diff;
+      EXPECT_EQ(run.judgement.Oracle(), predicted.judgement.Oracle());
+    }
+  }
+  EXPECT_GE(found, 1) << "no generated case showed the mutation in its end state";
 }
 
 }  // namespace

@@ -33,6 +33,13 @@ struct Interp {
   // Registers holding what an operation left that is the port's own
   // (fillregs, sumregs): reading one is outside the subset.
   bool port_value[ir::kPortableRegs] = {};
+  // The dump areas, when asked for (InterpretEndState): the layout vfill
+  // and vdump reach, and the seed of the vfill the vector registers hold
+  // (none after a call, a service or a vload).
+  const VectorLayout* layout = nullptr;
+  std::vector<uint8_t> vdump;
+  bool vfilled = false;
+  int64_t vseed = 0;
 
   // The word at address `at` of an object or a live frame, or nullptr;
   // for a frame's slot, *set is its stored flag's vector and *idx its index.
@@ -88,7 +95,9 @@ struct Interp {
       err = std::to_string(f.line) + ": calls nest deeper than 1000";
       return false;
     }
-    // A function knows only its argument, r0.
+    // A function knows only its argument, r0 (and its prologue may grow
+    // the stack in the runtime's code, which may use the vector registers).
+    vfilled = false;
     for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
     std::vector<uint64_t> slots(f.frame / 8 + 1, 0);
     std::vector<bool> slot_set(f.frame / 8 + 1, false);
@@ -139,6 +148,7 @@ struct Interp {
           const ir::Function* c = prog.Find(i.target);
           if (!Call(*c, depth + 1)) return false;
           // Every register but r0 (the result) is clobbered by a call.
+          vfilled = false;
           for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
           break;
         }
@@ -165,10 +175,19 @@ struct Interp {
         case Op::kSumRegs: defined[i.rd] = false, port_value[i.rd] = true; break;
         case Op::kVFill:
           v0_set = false;  // vector register 0 holds the port's layout of the pattern
+          vfilled = true, vseed = i.imm;
           break;
         case Op::kVDump:
+          if (layout == nullptr) break;  // the dump areas are no globals
+          if (!vfilled)
+            return Fail(i, "a vdump of vector registers no vfill set since the last call, service or vload (the port's values)");
+          for (const auto& [off, size] : layout->regs)
+            for (uint32_t b = off; b < off + size; b++)
+              vdump[static_cast<size_t>(i.imm) * ir::kVDumpBytes + b] =
+                  static_cast<uint8_t>(ir::VectorPattern(vseed, static_cast<int>(b / 8)) >> (8 * (b % 8)));
+          break;
         case Op::kSetFlags:
-          break;  // the dump areas and the flags are no globals
+          break;  // the flags are no globals
         case Op::kAtomicAdd:
           if (!Read(i, i.rs, &b)) return false;
           g[i.imm] += b;  // rS unchanged
@@ -200,6 +219,7 @@ struct Interp {
           bool store = i.op == Op::kVStore;
           if (!Mem(i, base, i.imm, &lo, store) || !Mem(i, base, i.imm + 8, &hi, store)) return false;
           if (i.op == Op::kVLoad) {
+            vfilled = false;  // register 0 replaced at the port's width
             v0[0] = *lo, v0[1] = *hi, v0_set = true;
           } else {
             if (!v0_set) return Fail(i, "vstore before any vload");
@@ -214,6 +234,7 @@ struct Interp {
           }
           break;
         case Op::kService:
+          vfilled = false;  // a service runs the runtime's code, which may use the vector registers
           switch (i.service) {
             case ir::Service::kGo: {
               // A goroutine that leaves nothing observable (register
@@ -281,6 +302,31 @@ bool Interpret(const ir::Program& prog, const std::string& main, std::vector<uin
     return false;
   }
   *globals = in.g;
+  return true;
+}
+
+bool InterpretEndState(const ir::Program& prog, const std::string& main, const VectorLayout& layout,
+                       std::vector<uint64_t>* globals, std::vector<uint8_t>* vdump, std::string* err,
+                       uint64_t max_steps) {
+  for (const auto& [off, size] : layout.regs)
+    if (off + size > static_cast<uint32_t>(ir::kVDumpBytes)) {
+      *err = "a vector register beyond a dump area's bytes";
+      return false;
+    }
+  const ir::Function* f = prog.Find(main);
+  if (!f) {
+    *err = "no function " + main;
+    return false;
+  }
+  Interp in(prog, max_steps);
+  in.layout = &layout;
+  in.vdump.assign(static_cast<size_t>(ir::kVDumpAreas) * ir::kVDumpBytes, 0);
+  if (!in.Call(*f, 0)) {
+    *err = in.err;
+    return false;
+  }
+  *globals = std::move(in.g);
+  *vdump = std::move(in.vdump);
   return true;
 }
 

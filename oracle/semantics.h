@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ir.h"
@@ -37,6 +38,26 @@ namespace safepoint::oracle {
 // than `max_steps` operations.
 bool Interpret(const ir::Program& prog, const std::string& main, std::vector<uint64_t>* globals, std::string* err,
                uint64_t max_steps = 10'000'000);
+
+// The vector registers `vfill` and `vdump` reach on one port at one tier of
+// extended state: each register's bytes [offset, offset + size) in the
+// tier's layout (core/ir.h, "Vectors and flags"; PortInfo::saved_regs of
+// kind kVector and that tier).
+struct VectorLayout {
+  std::vector<std::pair<uint32_t, uint32_t>> regs;  // offset, size
+};
+
+// What a program leaves: its globals, and its vector dump areas
+// (ir::kVDumpAreas areas of ir::kVDumpBytes, zero where nothing was
+// dumped) as `vdump` stores the registers of `layout`. Within the
+// interpreter's subset, and one more rule: a vdump must follow a vfill with
+// no call, service or vload between (the registers then hold the port's or
+// the runtime's own values, which only a run shows). The reference an armed
+// run is judged against where the unpreempted run need not be made
+// (oracle/preempt_case.cc); false with *err where it cannot be predicted.
+bool InterpretEndState(const ir::Program& prog, const std::string& main, const VectorLayout& layout,
+                       std::vector<uint64_t>* globals, std::vector<uint8_t>* vdump, std::string* err,
+                       uint64_t max_steps = 10'000'000);
 
 }  // namespace safepoint::oracle
 
