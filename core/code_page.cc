@@ -44,16 +44,25 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
 bool CodePage::Rewrite(const std::vector<uint8_t>& code) {
   if (code.size() > mapped_ || code.empty()) return false;
   const size_t len = size_ > code.size() ? size_ : code.size();
-  char* p = static_cast<char*>(mem_);
+  uint8_t* p = static_cast<uint8_t*>(mem_);
   size_t first = len, last = 0;  // the bytes written, for the cache flush
-  for (size_t a = 0; a < len; a++) {
-    char want = static_cast<char>(a < code.size() ? code[a] : 0);
-    if (p[a] == want) continue;
-    p[a] = want;
-    first = a < first ? a : first;
-    last = a + 1;
+  // In blocks of 256 bytes compared at once (most are the same).
+  constexpr size_t kBlock = 256;
+  for (size_t lo = 0; lo < len; lo += kBlock) {
+    const size_t hi = lo + kBlock < len ? lo + kBlock : len;
+    if (hi <= code.size() && memcmp(p + lo, code.data() + lo, hi - lo) == 0) continue;
+    bool wrote = false;
+    for (size_t a = lo; a < hi; a++) {
+      uint8_t want = a < code.size() ? code[a] : 0;
+      if (p[a] == want) continue;
+      p[a] = want;
+      wrote = true;
+    }
+    if (!wrote) continue;
+    first = lo < first ? lo : first;
+    last = hi;
   }
-  if (first < last) __builtin___clear_cache(p + first, p + last);
+  if (first < last) __builtin___clear_cache(reinterpret_cast<char*>(p) + first, reinterpret_cast<char*>(p) + last);
   size_ = code.size();
   return true;
 }
