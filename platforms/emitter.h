@@ -8,6 +8,7 @@
 #define SAFEPOINT_PLATFORMS_EMITTER_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -80,10 +81,22 @@ class Asm {
     size_t from = code_.size(), to = (from + align - 1) / align * align;
     code_.resize(to, 0);
     if (fill.empty()) return;
+    // Byte i holds fill[i % n]: up to the pattern's next start, then one
+    // copy of it, then copies of what is written, doubling.
     const size_t n = fill.size();
-    for (size_t i = from, j = from % n; i < to; i++) {
-      code_[i] = fill[j];
+    uint8_t* c = code_.data();
+    size_t i = from;
+    for (size_t j = from % n; i < to && j != 0; i++) {
+      c[i] = fill[j];
       if (++j == n) j = 0;
+    }
+    if (i == to) return;
+    const size_t start = i;
+    size_t k = n < to - i ? n : to - i;
+    memcpy(c + i, fill.data(), k);
+    for (i += k; i < to; i += k) {
+      k = i - start < to - i ? i - start : to - i;
+      memcpy(c + i, c + start, k);
     }
   }
   uint32_t Read32(uint32_t at) const {
