@@ -32,6 +32,7 @@
 # go-sweep of the same program, per kind of request and stress, median of
 # 5 each: probes per second, guest starts included on both sides (about
 # 8 minutes a config natively, 14 emulated: not in the suite's run).
+# (The fuzzer starts from 8 inputs natively, 2 emulated.)
 #
 #   ci/bench.sh [--arch=amd64,arm64,...] [--real-go-fuzz]
 set -uo pipefail
@@ -156,18 +157,23 @@ PY
             --request="$1" --stress="$2" "$bin/goprogs/1.26/$port/gc" | sweep_rate) || rc=1
       sweep+=("${r:-0}")
       # A corpus of its own (libFuzzer adds to it): inputs of 1024 points,
-      # as a campaign's grow to (-max_len=4100).
+      # as a campaign's grow to (-max_len=4100). Eight natively, two
+      # emulated: libFuzzer runs the whole corpus before -max_total_time
+      # counts, and an input probes for up to 150 s under QEMU (the
+      # traceback stress's eight took over 600 s on arm64).
       corpus=$(mktemp -d)
-      python3 - "$corpus" "$round" <<'PY'
+      inputs=8 limit=600
+      [ "$(sp_config_mode "$c")" = native ] || inputs=2 limit=900
+      python3 - "$corpus" "$round" "$inputs" <<'PY'
 import random, sys
 random.seed(int(sys.argv[2]))
-for i in range(8):
+for i in range(int(sys.argv[3])):
     pts = bytes(b for _ in range(1024) for b in (random.randrange(16), 0, random.randrange(256), 0))
     open("%s/long%d" % (sys.argv[1], i), "wb").write(bytes(4) + pts)
 PY
       # -max_total_time=20 ends the campaign; the timeout only bounds a hang.
       r=$(cd "$bin/fuzz/go_preempt_fuzz.runfiles/safepoint" &&
-          SAFEPOINT_GO_FUZZ_PIN="gc 1.26 $1 $2" timeout -k 10 600 "$SP_TOP/platforms/toolchains/run" --config="$c" \
+          SAFEPOINT_GO_FUZZ_PIN="gc 1.26 $1 $2" timeout -k 10 "$limit" "$SP_TOP/platforms/toolchains/run" --config="$c" \
             "$bin/fuzz/go_preempt_fuzz" -max_total_time=20 -seed=$round -max_len=4100 -len_control=0 \
             -artifact_prefix="$corpus/" "$corpus" 2>&1 |
           sed -n 's/.* probes in [0-9.]* s (\([0-9.]*\) probes\/s.*/\1/p' | tail -1)
