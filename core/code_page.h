@@ -1,16 +1,22 @@
-// CodePage: memory for generated machine code, mapped readable, writable
-// and executable for its whole life. Code is copied in, and a patch
+// CodePage: memory for generated machine code. Natively it is mapped
+// readable, writable and executable for its whole life, and a patch
 // (arming a breakpoint, restoring an instruction, a kept runtime's next
 // program) is a store and an instruction-cache flush: no system call.
-// (It was W^X, flipped by mprotect around every write: each mprotect that
-// took write away was a TLB flush, the largest system cost of a fuzzing
-// process, whose every input loads a program and arms an instruction.
-// QEMU's user mode sees a write to a page it translated code from
-// whatever the page's protection, and retranslates.) Patch is
-// async-signal-safe: the SIGTRAP handler of armed delivery calls it.
+// Under an emulator (SAFEPOINT_EMULATOR, set by platforms/toolchains/run)
+// it is never writable and executable at once: code is written while the
+// page is read-write, then the page becomes read-execute, and a patch
+// flips it back for the write only. Why two ways (measured by ci/bench.sh,
+// async_bench): natively each mprotect that takes write away is a TLB
+// flush, and W^X held the armed rate at 28,500/s where RWX gives 92,600/s;
+// under QEMU's user mode a guest's mprotect is where QEMU drops the page's
+// translations cheaply, while a store to a RWX page it translated from
+// takes a host SIGSEGV first, and RWX halved the armed rate on arm64
+// (10,300/s to 4,900/s). Patch is async-signal-safe: the SIGTRAP handler of
+// armed delivery calls it.
 #ifndef SAFEPOINT_RUNTIME_CODE_PAGE_H_
 #define SAFEPOINT_RUNTIME_CODE_PAGE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,27 +43,47 @@ class CodePage {
     return reinterpret_cast<F>(base() + offset);
   }
 
-  // Writes n bytes at offset (within the code) and flushes the
-  // instruction cache over them; false when they are outside the code.
-  // Other threads may be running the code: an aligned 4-byte patch is one
-  // store (they fetch the old instruction or the new one).
+  // Writes n bytes at offset (within the code) and flushes the instruction
+  // cache over them; an aligned 4-byte patch is one store (threads running
+  // the code fetch the old instruction or the new one). Under an emulator
+  // the pages they are on (only those) are made writable for the duration
+  // and stay executable (other threads may be running them), then
+  // read-execute again; false if a system call failed. A page patched a
+  // third time (a second arm of one
+  // function: a benchmark's, a kept runtime's) is given a kernel mapping of
+  // its own first (it is locked in memory), so that its later patches
+  // change one whole mapping's protection instead of splitting the code's
+  // mapping in three and merging it back each time (2 us a patch under
+  // qemu-aarch64 on the bench machine, of ~12). A page that cannot be
+  // locked (RLIMIT_MEMLOCK) is patched as before.
   bool Patch(uint32_t offset, const uint8_t* bytes, size_t n);
   // Replaces the whole code with `code` in the pages already mapped, for a
   // runtime that loads another program (Runtime::Load after Reset): no
-  // thread may be running this code. False, nothing changed, when `code`
-  // needs more pages than are mapped (the caller then creates a new
-  // CodePage). Only the bytes that differ are written: two programs of one
-  // fuzzing campaign share most of their code (the runtime's stubs always),
-  // and under QEMU every page written is translated again.
+  // thread may be running this code. Only the pages that differ are
+  // written (two programs of one fuzzing campaign share most of theirs, the
+  // runtime's stubs always). False, nothing changed, when `code` needs more
+  // pages than are mapped or a system call failed (the caller then creates
+  // a new CodePage). Unmapping and mapping instead cost a TLB shootdown
+  // across CPUs each, a fuzzing process's largest system cost.
   bool Rewrite(const std::vector<uint8_t>& code);
   // Copies n bytes at offset out, for restoring later.
   void Read(uint32_t offset, uint8_t* out, size_t n) const;
+  // True when pages are flipped W^X around each write (under an emulator),
+  // false when they are mapped RWX (natively).
+  static bool Flips();
 
  private:
-  CodePage(void* mem, size_t size, size_t mapped) : mem_(mem), size_(size), mapped_(mapped) {}
+  CodePage(void* mem, size_t size, size_t mapped, size_t page)
+      : mem_(mem), size_(size), mapped_(mapped), page_(page), patches_(new std::atomic<uint8_t>[mapped / page]()) {}
+  // Counts page i's patch and gives it a mapping of its own at the third.
+  void Isolate(size_t i);
   void* mem_;
   size_t size_;
   size_t mapped_;
+  size_t page_;
+  // Per page: patches so far (saturating), or kIsolated.
+  static constexpr uint8_t kIsolateAt = 3, kIsolated = 0xff;
+  std::unique_ptr<std::atomic<uint8_t>[]> patches_;
 };
 
 }  // namespace safepoint
