@@ -376,6 +376,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       g_features[49]++;
       break;
     }
+    if (fresh && o == GoGuest::kEnded && ended.traceback_pc == 0) {
+      // A fresh guest ran the program to its end: what one run probes is
+      // probed, as a sweep's run does. Under the scheduler's kind, which
+      // asks at every execution, the rest was never executed: unreached.
+      // Under the collector's kind (asked only while a collection marks)
+      // the rest waits for a later input: fresh guests started again for
+      // it, ~2.4 guests an input, made the fuzzer 0.89-0.92 of the sweep
+      // per probe natively.
+      if (!request) {
+        for (uint64_t pc : pcs)
+          if (g->unreached.insert({pi, pc}).second) p.unreached++;
+      }
+      break;
+    }
   }
   g->probing_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!findings.empty()) Report(p, request, stress, findings, data, size);
