@@ -21,9 +21,11 @@
 // input, or one no fresh guest reached, is taken as the next instruction
 // that is neither (of its function, then of the functions after it).
 //
-// A PC that a fresh guest never reaches is remembered as unreached (no
-// probe); one that a running guest did not reach in time gets a fresh guest
-// next time. Extra counters carry the outcome by request and stress, the
+// A PC that a fresh guest never reaches (none of the input's, or, under
+// the scheduler's kind, the ones left when it ran the program to its end)
+// is remembered as unreached (no probe); one that a running guest did not
+// reach in time gets a fresh guest, at most one an input that runs to the
+// end. Extra counters carry the outcome by request and stress, the
 // refusing rule and whether a new guest was needed. At exit: probes, probes
 // per second, guests started.
 //
