@@ -328,6 +328,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // probe, must end well inside the BUILD file's -timeout=300).
   const double until_s = safepoint::realgo::internal::NowSeconds() + (emulated ? kBudgetEmulatedS : kBudgetS);
   std::vector<GoFinding> findings;
+  // The points still left, remembered as unreached in this program.
+  auto remember_unreached = [&] {
+    for (uint64_t pc : pcs)
+      if (g->unreached.insert({pi, pc}).second) p.unreached++;
+  };
   auto t0 = std::chrono::steady_clock::now();
   // The guest running, then fresh ones while each probes something (the
   // traceback stress ends a guest at each accepted probe); a point a fresh
@@ -373,8 +378,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (probes.empty() && fresh) {
       // Nothing reached by a fresh guest: none of these ever is.
-      for (uint64_t pc : pcs)
-        if (g->unreached.insert({pi, pc}).second) p.unreached++;
+      remember_unreached();
       g_features[49]++;
       break;
     }
@@ -386,10 +390,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // the rest waits for a later input: fresh guests started again for
       // it, ~2.4 guests an input, made the fuzzer 0.89-0.92 of the sweep
       // per probe natively.
-      if (!request) {
-        for (uint64_t pc : pcs)
-          if (g->unreached.insert({pi, pc}).second) p.unreached++;
-      }
+      if (!request) remember_unreached();
       break;
     }
   }

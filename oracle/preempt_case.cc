@@ -213,22 +213,27 @@ CaseResult RunCase(const Case& c, std::string* err) {
       *err = "program: no function main.main";
       return r;
     }
-    if (c.keep_runtime || c.predict) {
+    if (!c.keep_runtime && !c.predict) {
+      if (!unpreempted(&base)) return r;
+    } else {
       std::unique_ptr<harness::RuntimeUnderTest> rt = make();
       if (!rt->Load(prog, err)) return r;
       base.table = rt->table();
       ref.predicted = c.predict && PredictEndState(prog, rt->xstate_tier(), &base.end);
       if (ref.predicted && c.edit_prediction) c.edit_prediction(&base.end);
+      if (ref.predicted) {
+        g_phases.predicted.fetch_add(1);
+      } else if (c.keep_runtime) {
+        deferred = true;
+      } else {
+        // A fresh runtime with the program loaded: its run is the
+        // unpreempted one (not a second runtime made and loaded for it).
+        g_phases.baselines.fetch_add(1);
+        if (!rt->Run("main.main", err)) return r;
+        base.end = rt->end_state();
+      }
     }
-    if (ref.predicted) {
-      g_phases.predicted.fetch_add(1);
-      keep_baseline();
-    } else if (c.keep_runtime) {
-      deferred = true;
-    } else {
-      if (!unpreempted(&base)) return r;
-      keep_baseline();
-    }
+    if (!deferred) keep_baseline();
   }
   r.instructions = base.table.insns.size();
   for (const FuncInfo& f : base.table.funcs) r.code_bytes = std::max(r.code_bytes, f.end);
