@@ -258,9 +258,11 @@ int64_t Runtime::GC(G* held) {
 // From preemptPark, once the goroutine is _Gpreempted: the worker's
 // suspendG claims it at once, without a signal.
 void Runtime::gcRequestAtAsyncPreempt(G* gp) {
-  std::lock_guard<std::mutex> lk(mu_);
-  gc_requests_.push_back({gp, true});
-  gc_cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    gc_requests_.push_back({gp, true});
+  }
+  gc_cv_.notify_all();  // after the lock (runtime.h: kNotifyUnlocked)
 }
 
 void Runtime::gcWorkerLoop() {
@@ -273,10 +275,12 @@ void Runtime::gcWorkerLoop() {
       req = gc_requests_.front();
     }
     GC(req.held ? req.g : nullptr);
-    std::lock_guard<std::mutex> lk(mu_);
-    gc_requests_.pop_front();
-    if (!req.held) ready(req.g);  // runtime.GC returns
-    idle_cv_.notify_all();
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      gc_requests_.pop_front();
+      if (!req.held) ready(req.g);  // runtime.GC returns
+    }
+    idle_cv_.notify_all();  // after the lock (runtime.h: kNotifyUnlocked)
   }
 }
 
@@ -296,8 +300,8 @@ void Runtime::StopGCWorker() {
   {
     std::lock_guard<std::mutex> lk(mu_);
     gc_worker_stop_ = true;
-    gc_cv_.notify_all();
   }
+  gc_cv_.notify_all();  // after the lock (runtime.h: kNotifyUnlocked)
   gc_worker_.Join();
   gc_worker_started_.store(false);
 }

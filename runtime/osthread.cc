@@ -55,7 +55,12 @@ void DrainPending() {
   }
 }
 
+// This thread's work called TakesSignals.
+thread_local bool t_takes_signals = false;
+
 }  // namespace
+
+void OSThread::TakesSignals() { t_takes_signals = true; }
 
 namespace osthread_detail {
 // Not instrumented by ASan: this frame outlives every work it runs, and a
@@ -78,10 +83,13 @@ __attribute__((no_sanitize("address"))) void* WorkerMain(void* p) {
     fn(arg);
     sigset_t all = BlockableSignals();
     pthread_sigmask(SIG_SETMASK, &all, nullptr);
-    DrainPending();
-    stack_t off = {};
-    off.ss_flags = SS_DISABLE;
-    sigaltstack(&off, nullptr);
+    if (t_takes_signals) {
+      t_takes_signals = false;
+      DrainPending();
+      stack_t off = {};
+      off.ss_flags = SS_DISABLE;
+      sigaltstack(&off, nullptr);
+    }
     Runtime::UnbindThread();
     EventLog::BindThread(-1, -1);
     {

@@ -32,6 +32,13 @@ class OSThread {
   void Join();
   bool joinable() const { return worker_ != nullptr; }
 
+  // Called by a work that aims signals at its thread or gives it an
+  // alternate signal stack (an M: SignalSetupM): when it returns, a SIGURG
+  // still pending is taken off and the alternate stack removed before the
+  // thread parks. Other works (a run's requester, the collector's worker,
+  // sysmon) skip both: two system calls per work.
+  static void TakesSignals();
+
   // Threads parked now, and threads ever created (tests).
   static int Parked();
   static int Created();

@@ -577,10 +577,12 @@ void Runtime::Service(ir::Service s, G* gp) {
   M* m = gp->m;
   switch (s) {
     case ir::Service::kGo: {
-      std::lock_guard<std::mutex> lk(mu_);
-      G* ng = newproc(static_cast<uintptr_t>(gp->param), false);
-      runqput(m->p, ng);
-      idle_cv_.notify_all();
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        G* ng = newproc(static_cast<uintptr_t>(gp->param), false);
+        runqput(m->p, ng);
+      }
+      idle_cv_.notify_all();  // after the lock (runtime.h: kNotifyUnlocked)
       break;
     }
     case ir::Service::kHandshake: {
@@ -689,8 +691,8 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
       events_.Record(Ev::kPark, gp->goid, Reason::kNone, gp->sched.pc);
       dropg(m);
       gc_requests_.push_back({gp, false});
-      gc_cv_.notify_all();
       mu_.unlock();
+      gc_cv_.notify_all();  // after the lock (runtime.h: kNotifyUnlocked)
       schedule(m);
     }
     case ir::Service::kGoexit: {
@@ -698,13 +700,16 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
       casgstatus(gp, _Grunning, _Gdead);
       events_.Record(Ev::kGoExit, gp->goid);
       dropg(m);
-      if (gp->is_main) {
+      bool main_returned = gp->is_main;
+      if (main_returned) {
         if (opts_.hooks.exit_on_main_return) _exit(0);
         main_done_.store(true);
+      }
+      mu_.unlock();
+      if (main_returned) {  // (after the lock: the woken take it at once; this M keeps the Runtime alive)
         idle_cv_.notify_all();
         done_cv_.notify_all();
       }
-      mu_.unlock();
       schedule(m);
     }
     default:
@@ -735,9 +740,8 @@ void Runtime::mstart1(M* m) {
   m->p->m.store(nullptr);
   if (faulted_.load()) done_cv_.notify_all();
   mu_.unlock();
-  stack_t off = {};
-  off.ss_flags = SS_DISABLE;
-  sigaltstack(&off, nullptr);
+  // (The alternate signal stack is removed by the thread once every signal
+  // is blocked: OSThread::TakesSignals.)
   tls_m = nullptr;
 }
 
@@ -750,9 +754,14 @@ void Runtime::MThreadMain(void* arg) {
   M* m = static_cast<M*>(arg);
   sp_call_on_stack(m->g0->stack.hi, &MStartTrampoline, m);
   Runtime* rt = m->rt;
-  // Under mu_: Run's stop loop waits on done_cv_ for the last one.
-  std::lock_guard<std::mutex> lk(rt->mu_);
-  rt->running_ms_.fetch_sub(1);
+  // Counted under mu_: Run's stop loop waits on done_cv_ for the last one.
+  // Notified after the lock is given back (the waiter, woken holding
+  // nothing, takes it at once instead of sleeping on it again); the Runtime
+  // is still there, as Run joins this thread before it returns.
+  {
+    std::lock_guard<std::mutex> lk(rt->mu_);
+    rt->running_ms_.fetch_sub(1);
+  }
   rt->done_cv_.notify_all();
 }
 
@@ -826,7 +835,16 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   }
   {
     std::unique_lock<std::mutex> lk(mu_);
-    done_cv_.wait(lk, [&] { return main_done_.load() || deadlock_ || faulted_.load() || aborted_; });
+    auto over = [&] { return main_done_.load() || deadlock_ || faulted_.load() || aborted_; };
+    if (run_bound_ns_ > 0) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(run_bound_ns_);
+      if (!done_cv_.wait_until(lk, deadline, over)) {
+        aborted_ = true;
+        abort_why_ = "main did not return within the bound (" + std::to_string(run_bound_ns_ / 1000000000) + " s)";
+      }
+    } else {
+      done_cv_.wait(lk, over);
+    }
   }
 
   // The program is over. Go's process exits here; the harness asks every

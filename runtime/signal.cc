@@ -304,6 +304,7 @@ void Runtime::SignalSetupM(M* m) {
   sigfillset(&mask);
   for (int sig = 1; sig < NSIG; sig++)
     if (IsMSignal(sig)) sigdelset(&mask, sig);
+  OSThread::TakesSignals();  // drained and its altstack removed when the M's work returns
   pthread_sigmask(SIG_SETMASK, &mask, nullptr);
   constexpr size_t kSize = 64 * 1024;
   m->sigstack.reset(new char[kSize]);

@@ -69,9 +69,11 @@ int Runtime::stopTheWorldWithSema(int max_rounds) {
 }
 
 void Runtime::startTheWorld() {
-  std::lock_guard<std::mutex> lk(mu_);
-  gcwaiting_.store(false);
-  idle_cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    gcwaiting_.store(false);
+  }
+  idle_cv_.notify_all();  // after the lock (runtime.h: kNotifyUnlocked)
 }
 
 bool Runtime::forEachP(const std::function<void(P*)>& fn, int64_t bound_ns) {
