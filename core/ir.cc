@@ -3,11 +3,13 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 namespace safepoint::ir {
@@ -43,35 +45,53 @@ constexpr ServiceInfo kServices[] = {
 };
 static_assert(sizeof(kServices) / sizeof(kServices[0]) == static_cast<size_t>(Service::kCount));
 
-std::string Trim(const std::string& s) {
+// The parser reads the text in place: lines, words and numbers are views
+// into it, and a string is made only for what the program keeps (names,
+// labels) or for an error. (Copies per line and per word, an istringstream
+// and a strtoll per number on a fresh string were most of a fuzz case's
+// parse; under QEMU the parse was a sixth of an execution.)
+std::string_view Trim(std::string_view s) {
   size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+  return a == std::string_view::npos ? std::string_view() : s.substr(a, b - a + 1);
 }
 
-// Splits "op a, b" into {"op", "a", "b"}.
-std::vector<std::string> Words(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : line) {
+// Splits "op a, b" into {"op", "a", "b"} (views into line).
+void Words(std::string_view line, std::vector<std::string_view>* out) {
+  out->clear();
+  size_t start = std::string_view::npos;
+  for (size_t i = 0; i < line.size(); i++) {
+    char c = line[i];
     if (c == ' ' || c == '\t' || c == ',') {
-      if (!cur.empty()) out.push_back(cur), cur.clear();
-    } else {
-      cur += c;
+      if (start != std::string_view::npos) out->push_back(line.substr(start, i - start)), start = std::string_view::npos;
+    } else if (start == std::string_view::npos) {
+      start = i;
     }
   }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
+  if (start != std::string_view::npos) out->push_back(line.substr(start));
 }
 
-bool ParseInt(const std::string& s, int64_t* v) {
+// strtoll's and strtoull's reading (base 0: decimal, 0x hex, 0 octal;
+// leading space and a sign as they take them), the whole word or nothing.
+bool ParseInt(std::string_view s, int64_t* v) {
   if (s.empty()) return false;
+  char small[64];
+  std::string big;
+  const char* str;
+  if (s.size() < sizeof small) {
+    memcpy(small, s.data(), s.size());
+    small[s.size()] = '\0';
+    str = small;
+  } else {
+    big.assign(s);
+    str = big.c_str();
+  }
   errno = 0;
   char* end = nullptr;
-  long long x = strtoll(s.c_str(), &end, 0);
+  long long x = strtoll(str, &end, 0);
   if (errno != 0 || *end != '\0') {
     // Allow unsigned 64-bit hex constants too.
     errno = 0;
-    unsigned long long u = strtoull(s.c_str(), &end, 0);
+    unsigned long long u = strtoull(str, &end, 0);
     if (errno != 0 || *end != '\0' || s[0] == '-') return false;
     *v = static_cast<int64_t>(u);
     return true;
@@ -80,7 +100,7 @@ bool ParseInt(const std::string& s, int64_t* v) {
   return true;
 }
 
-bool ParseReg(const std::string& s, int* r) {
+bool ParseReg(std::string_view s, int* r) {
   if (s.size() < 2 || s[0] != 'r') return false;
   int64_t v;
   if (!ParseInt(s.substr(1), &v) || v < 0 || v >= kPortableRegs) return false;
@@ -88,13 +108,13 @@ bool ParseReg(const std::string& s, int* r) {
   return true;
 }
 
-bool ParseGlobal(const std::string& s, int64_t* idx) {
-  if (s.size() < 4 || s.compare(0, 2, "g[") != 0 || s.back() != ']') return false;
+bool ParseGlobal(std::string_view s, int64_t* idx) {
+  if (s.size() < 4 || s.substr(0, 2) != "g[" || s.back() != ']') return false;
   return ParseInt(s.substr(2, s.size() - 3), idx) && *idx >= 0 && *idx < kGlobals;
 }
 
-bool ValidName(const std::string& n) {
-  if (n.empty() || n.find('.') == std::string::npos || n.back() == '.') return false;
+bool ValidName(std::string_view n) {
+  if (n.empty() || n.find('.') == std::string_view::npos || n.back() == '.') return false;
   for (char c : n)
     if (!(isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/')) return false;
   return true;
@@ -210,9 +230,10 @@ const std::vector<OpSyntax>& OpTable() {
 // By word, in a hash map built once: the linear search over the table was
 // most of a fuzz case's parse (a few hundred lines, each compared with every
 // row).
-const OpSyntax* FindOp(const std::string& word) {
+const OpSyntax* FindOp(std::string_view word) {
   static const auto* by_word = [] {
-    auto* m = new std::unordered_map<std::string, const OpSyntax*>;
+    // Keys view the table's own words (the table is never destroyed).
+    auto* m = new std::unordered_map<std::string_view, const OpSyntax*>;
     for (const OpSyntax& r : OpTable()) m->emplace(r.word, &r);  // the first row of a word wins, as the search did
     return m;
   }();
@@ -254,29 +275,34 @@ const Function* Program::Find(const std::string& name) const {
 
 bool ParseProgram(const std::string& text, Program* out, std::string* err) {
   Program p;
-  std::istringstream in(text);
-  std::string raw;
+  std::string_view rest(text);
+  std::vector<std::string_view> w;
   int lineno = 0;
   Function* cur = nullptr;
   auto fail = [&](const std::string& msg) {
     *err = std::to_string(lineno) + ": " + msg;
     return false;
   };
-  while (std::getline(in, raw)) {
+  // Lines as getline gives them: the text after the last newline is one
+  // if it is not empty.
+  while (!rest.empty()) {
+    size_t nl = rest.find('\n');
+    std::string_view raw = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     lineno++;
-    std::string line = Trim(raw.substr(0, raw.find('#')));
+    std::string_view line = Trim(raw.substr(0, raw.find('#')));
     if (line.empty()) continue;
-    std::vector<std::string> w = Words(line);
+    Words(line, &w);
     // (Found by //fuzz:parser_fuzz: ", " split into no words at all.)
     if (w.empty()) return fail("a statement expected, not separators alone");
-    const std::string& op = w[0];
+    const std::string_view op = w[0];
     if (op == "func") {
       if (cur) return fail("'func' inside function " + cur->name + " (missing 'end')");
       if (w.size() < 2) return fail("'func' needs a name");
       p.funcs.emplace_back();
       cur = &p.funcs.back();
-      cur->name = w[1];
-      cur->package = PackageOf(w[1]);
+      cur->name = std::string(w[1]);
+      cur->package = PackageOf(cur->name);
       cur->line = lineno;
       for (size_t i = 2; i < w.size(); i++) {
         int64_t v;
@@ -288,35 +314,36 @@ bool ParseProgram(const std::string& text, Program* out, std::string* err) {
           cur->nongo = true;
         } else if (w[i] == "restartatentry") {
           cur->restart_at_entry = true;
-        } else if (w[i].compare(0, 6, "frame=") == 0 && ParseInt(w[i].substr(6), &v)) {
+        } else if (w[i].starts_with("frame=") && ParseInt(w[i].substr(6), &v)) {
           if (v < 0 || v > kMaxFrame || v % 8 != 0)
-            return fail("frame=" + w[i].substr(6) + ": must be a multiple of 8 in [0, " +
+            return fail("frame=" + std::string(w[i].substr(6)) + ": must be a multiple of 8 in [0, " +
                         std::to_string(kMaxFrame) + "]");
           cur->frame = static_cast<int>(v);
-        } else if (w[i].compare(0, 5, "args=") == 0 && ParseInt(w[i].substr(5), &v)) {
+        } else if (w[i].starts_with("args=") && ParseInt(w[i].substr(5), &v)) {
           if (v < 0 || v > kMaxFrame || v % 8 != 0)
-            return fail("args=" + w[i].substr(5) + ": must be a multiple of 8 in [0, " + std::to_string(kMaxFrame) + "]");
+            return fail("args=" + std::string(w[i].substr(5)) + ": must be a multiple of 8 in [0, " +
+                        std::to_string(kMaxFrame) + "]");
           cur->args = static_cast<int>(v);
-        } else if (w[i].compare(0, 5, "ptrs=") == 0) {
-          std::string list = w[i].substr(5);
+        } else if (w[i].starts_with("ptrs=")) {
+          std::string_view list = w[i].substr(5);
           size_t at = 0;
           while (true) {
             size_t slash = list.find('/', at);
-            std::string one = list.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+            std::string_view one = list.substr(at, slash == std::string_view::npos ? std::string_view::npos : slash - at);
             if (!ParseInt(one, &v) || v < 0 || v > kMaxFrame || v % 8 != 0)
-              return fail("ptrs=" + list + ": want slot offsets, multiples of 8, separated by '/'");
+              return fail("ptrs=" + std::string(list) + ": want slot offsets, multiples of 8, separated by '/'");
             cur->ptr_slots.push_back(static_cast<int>(v));
-            if (slash == std::string::npos) break;
+            if (slash == std::string_view::npos) break;
             at = slash + 1;
           }
         } else {
-          return fail("unknown function attribute '" + w[i] +
+          return fail("unknown function attribute '" + std::string(w[i]) +
                       "' (nosplit, asm, nongo, restartatentry, frame=N, args=N, ptrs=A/B/...)");
         }
       }
       continue;
     }
-    if (!cur) return fail("'" + op + "' outside a function");
+    if (!cur) return fail("'" + std::string(op) + "' outside a function");
     if (op == "end") {
       if (w.size() != 1) return fail("'end' takes no operands");
       cur = nullptr;
@@ -326,43 +353,44 @@ bool ParseProgram(const std::string& text, Program* out, std::string* err) {
     ins.line = lineno;
     if (w.size() == 1 && op.back() == ':') {
       ins.op = Op::kLabel;
-      ins.target = op.substr(0, op.size() - 1);
+      ins.target = std::string(op.substr(0, op.size() - 1));
       if (ins.target.empty()) return fail("empty label");
     } else if (const OpSyntax* row = FindOp(op)) {
-      if (w.size() != row->shape.size() + 1) return fail(op + " " + row->usage);
+      if (w.size() != row->shape.size() + 1) return fail(std::string(op) + " " + row->usage);
       ins.op = row->op;
       ins.service = row->service;
       for (size_t i = 0; i < row->shape.size(); i++) {
-        const std::string& a = w[i + 1];
+        const std::string_view a = w[i + 1];
         switch (row->shape[i]) {
           case kRd:
           case kRs:
             if (!ParseReg(a, row->shape[i] == kRd ? &ins.rd : &ins.rs))
-              return fail("'" + a + "' is not a register r0..r" + std::to_string(kPortableRegs - 1));
+              return fail("'" + std::string(a) + "' is not a register r0..r" + std::to_string(kPortableRegs - 1));
             break;
           case kImm:
-            if (!ParseInt(a, &ins.imm)) return fail(row->bad_imm_is_usage ? op + " " + row->usage : "'" + a + "' is not an integer");
+            if (!ParseInt(a, &ins.imm))
+              return fail(row->bad_imm_is_usage ? std::string(op) + " " + row->usage : "'" + std::string(a) + "' is not an integer");
             break;
           case kGlobal:
             if (!ParseGlobal(a, &ins.imm))
-              return fail("'" + a + "' is not a global g[0.." + std::to_string(kGlobals - 1) + "]");
+              return fail("'" + std::string(a) + "' is not a global g[0.." + std::to_string(kGlobals - 1) + "]");
             break;
           case kLabelRef:
           case kFunc:
-            ins.target = a;
+            ins.target = std::string(a);
             break;
           case kQualName:
-            if (!ValidName(a)) return fail(op + " " + row->usage);
-            ins.target = a;
+            if (!ValidName(a)) return fail(std::string(op) + " " + row->usage);
+            ins.target = std::string(a);
             break;
         }
       }
       if (row->check != nullptr) {
         std::string msg = row->check(ins);
-        if (!msg.empty()) return fail(op + msg);
+        if (!msg.empty()) return fail(std::string(op) + msg);
       }
     } else {
-      return fail("unknown operation '" + op + "'");
+      return fail("unknown operation '" + std::string(op) + "'");
     }
     cur->body.push_back(ins);
   }

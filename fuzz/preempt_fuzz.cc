@@ -21,10 +21,11 @@
 // run's runtime afresh instead. The unpreempted end state is predicted
 // from the program's meaning where it can be (oracle/preempt_case.h);
 // SAFEPOINT_FUZZ_PREDICT=0 runs it every time instead. At exit: what the kept runtimes did, and
-// where a case's time went.
+// where a case's time went, and an execution's.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include "fuzz/artifacts.h"
@@ -44,6 +45,32 @@ void Feature(uint64_t a, uint64_t b = 0, uint64_t c = 0) {
   h ^= h >> 29;
   uint8_t& slot = g_features[h % kFeatures];
   if (slot < 255) slot++;
+}
+
+// Where an execution's time goes, besides RunCase's own phases
+// (oracle::CaseTimeSummary): decoding the input (the generator writes the
+// program's text), the case, the features, and libFuzzer between one
+// execution's end and the next one's start (mutation, coverage, corpus).
+struct ExecClock {
+  int64_t ns[4] = {};  // decode, case, features, between
+  int64_t execs = 0, last_end = 0;
+};
+ExecClock g_exec;
+int64_t Now() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+std::string ExecTimeSummary() {
+  if (g_exec.execs == 0) return "no executions";
+  char b[256];
+  double n = static_cast<double>(g_exec.execs);
+  snprintf(b, sizeof b,
+           "%lld executions: per execution decode (generator) %.0f us, case %.0f us, features %.0f us, "
+           "libFuzzer between executions %.0f us",
+           static_cast<long long>(g_exec.execs), g_exec.ns[0] / 1e3 / n, g_exec.ns[1] / 1e3 / n,
+           g_exec.ns[2] / 1e3 / n, g_exec.ns[3] / 1e3 / (n > 1 ? n - 1 : 1));
+  return b;
 }
 
 const safepoint::harness::MutationDef* g_mutation = nullptr;
@@ -121,6 +148,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   atexit([] {
     fprintf(stderr, "preempt_fuzz: %s\n", safepoint::harness::KeptRuntimeSummary().c_str());
     fprintf(stderr, "preempt_fuzz: %s\n", safepoint::oracle::CaseTimeSummary().c_str());
+    fprintf(stderr, "preempt_fuzz: %s\n", ExecTimeSummary().c_str());
   });
   if (const char* f = getenv("SAFEPOINT_FUZZ_FRESH"); f && *f == '1') g_keep = false;
   if (const char* f = getenv("SAFEPOINT_FUZZ_PREDICT"); f && *f == '0') g_predict = false;
@@ -144,9 +172,12 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  int64_t t0 = Now();
+  if (g_exec.last_end != 0) g_exec.ns[3] += t0 - g_exec.last_end;
   safepoint::oracle::Case c;
   std::string err;
   if (!safepoint::oracle::DecodeCase(data, size, &c, &err)) return -1;  // not a case: kept out of the corpus
+  int64_t t1 = Now();
   if (g_mutation) {
     g_mutation->apply(c.opts.mutations);
     c.mutation = g_mutation->name;
@@ -156,6 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   safepoint::fuzz::ExecutionBegins(data, size);
   safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
   safepoint::fuzz::ExecutionEnds();
+  int64_t t2 = Now();
   if (!r.ok) {
     // The unpreempted run itself failed: a generated program the runtime
     // could not run is a finding too (the generator promises valid ones).
@@ -165,6 +197,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     abort();
   }
   RecordFeatures(c, r);
+  int64_t t3 = Now();
+  g_exec.ns[0] += t1 - t0, g_exec.ns[1] += t2 - t1, g_exec.ns[2] += t3 - t2;
+  g_exec.execs++;
+  g_exec.last_end = t3;
   if (!r.judgement.ok()) {
     // The headline, then each line of the description marked as well:
     // -fork keeps of a job's output only the lines that hold "ERROR:", and
