@@ -94,11 +94,16 @@ bool CodePage::Rewrite(const std::vector<uint8_t>& code) {
   const size_t len = size_ > code.size() ? size_ : code.size();
   const size_t pages = (len + page - 1) / page;
   char* p = static_cast<char*>(mem_);
+  // What byte a of the page should hold: the code, then zeros to the old
+  // code's end. Compared and written with memcmp, memcpy and memset (a
+  // loop per byte with that choice in it was 15% of an emulated fuzzing
+  // process's guest code).
   auto differs = [&](size_t i) {
     size_t lo = i * page, hi = lo + page < len ? lo + page : len;
-    if (hi <= code.size()) return memcmp(p + lo, code.data() + lo, hi - lo) != 0;
-    for (size_t a = lo; a < hi; a++)
-      if (static_cast<uint8_t>(p[a]) != (a < code.size() ? code[a] : 0)) return true;
+    size_t mid = hi < code.size() ? hi : (lo > code.size() ? lo : code.size());  // code in [lo, mid), zeros after
+    if (mid > lo && memcmp(p + lo, code.data() + lo, mid - lo) != 0) return true;
+    for (size_t a = mid; a < hi; a++)
+      if (p[a] != 0) return true;
     return false;
   };
   for (size_t i = 0; i < pages;) {
@@ -111,8 +116,10 @@ bool CodePage::Rewrite(const std::vector<uint8_t>& code) {
     char* lo = p + i * page;
     size_t n = (j - i) * page;
     if (Flips() && mprotect(lo, n, PROT_READ | PROT_WRITE) != 0) return false;
-    size_t end = j * page < len ? j * page : len;
-    for (size_t a = i * page; a < end; a++) p[a] = static_cast<char>(a < code.size() ? code[a] : 0);
+    size_t begin = i * page, end = j * page < len ? j * page : len;
+    size_t mid = end < code.size() ? end : (begin > code.size() ? begin : code.size());
+    if (mid > begin) memcpy(p + begin, code.data() + begin, mid - begin);
+    if (end > mid) memset(p + mid, 0, end - mid);
     if (Flips() && mprotect(lo, n, PROT_READ | PROT_EXEC) != 0) return false;
     __builtin___clear_cache(lo, lo + n);
     i = j;

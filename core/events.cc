@@ -47,8 +47,9 @@ void EventLog::BindThread(int m, int p) {
 }
 
 EventLog::EventLog(size_t capacity, bool times)
-    : buf_(new Event[capacity]), cap_(capacity), times_(times), ready_(new std::atomic<bool>[capacity]) {
-  for (size_t i = 0; i < cap_; i++) ready_[i].store(false, std::memory_order_relaxed);
+    : buf_(new Event[capacity]), cap_(capacity), times_(times), ready_(new std::atomic<bool>[capacity]()) {
+  // (Every flag false: a value-initialized atomic holds false, written by
+  // one memset; a store per flag was 2% of an emulated fuzzing process.)
 }
 
 void EventLog::Record(Ev kind, int64_t goid, Reason reason, uintptr_t pc, int64_t arg, Source source) {

@@ -60,11 +60,15 @@ class Asm {
   }
   void Byte(uint8_t b) { code_.push_back(b); }
   void Bytes(std::initializer_list<uint8_t> bs) { code_.insert(code_.end(), bs); }
+  // Little-endian, appended in one insert (not a push_back per byte).
   void U32(uint32_t w) {
-    for (int i = 0; i < 4; i++) Byte(static_cast<uint8_t>(w >> (8 * i)));
+    const uint8_t b[4] = {static_cast<uint8_t>(w), static_cast<uint8_t>(w >> 8), static_cast<uint8_t>(w >> 16),
+                          static_cast<uint8_t>(w >> 24)};
+    code_.insert(code_.end(), b, b + 4);
   }
   void U64(uint64_t w) {
-    for (int i = 0; i < 8; i++) Byte(static_cast<uint8_t>(w >> (8 * i)));
+    U32(static_cast<uint32_t>(w));
+    U32(static_cast<uint32_t>(w >> 32));
   }
   // One whole 32-bit instruction.
   void Insn32(uint32_t w) {
