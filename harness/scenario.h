@@ -164,7 +164,9 @@ inline Outcome RunScenario(const std::string& text, RuntimeOptions opts,
   if (!ir::ParseProgram(text, &prog, &o.error)) return o;
   o.rt = std::make_unique<Runtime>(std::move(opts));
   if (!o.rt->Load(prog, &o.error)) return o;
-  {
+  if (!driver) {
+    o.ok = RunBounded(*o.rt, "main.main", &o.error);
+  } else {
     DriverThread t(*o.rt, std::move(driver));
     o.ok = o.rt->Run("main.main", &o.error);
     t.Returned();
