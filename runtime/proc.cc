@@ -840,7 +840,9 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(run_bound_ns_);
       if (!done_cv_.wait_until(lk, deadline, over)) {
         aborted_ = true;
-        abort_why_ = "main did not return within the bound (" + std::to_string(run_bound_ns_ / 1000000000) + " s)";
+        char b[96];
+        snprintf(b, sizeof b, "main did not return within the bound (%g s)", static_cast<double>(run_bound_ns_) / 1e9);
+        abort_why_ = b;
       }
     } else {
       done_cv_.wait(lk, over);
