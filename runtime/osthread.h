@@ -9,7 +9,8 @@
 //
 // A parked thread keeps nothing of its last work: its signal mask is the
 // one its starter had (as pthread_create's new thread inherits it), every
-// signal aimed at it while it was another M is taken off before it parks,
+// signal aimed at it while it was another M is taken off before it parks
+// (the M's work says it takes signals: TakesSignals),
 // and the thread-local M and event binding are cleared.
 #ifndef SAFEPOINT_RUNTIME_OSTHREAD_H_
 #define SAFEPOINT_RUNTIME_OSTHREAD_H_
