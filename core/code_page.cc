@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -90,17 +91,17 @@ bool CodePage::Rewrite(const std::vector<uint8_t>& code) {
   // function starts a page of its own, and two programs of one fuzzing
   // campaign share most of theirs (the runtime's stubs always), while each
   // mprotect that takes a permission away is a TLB shootdown.
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t page = page_;
   const size_t len = size_ > code.size() ? size_ : code.size();
   const size_t pages = (len + page - 1) / page;
+  const bool flips = Flips();
   char* p = static_cast<char*>(mem_);
-  // What byte a of the page should hold: the code, then zeros to the old
-  // code's end. Compared and written with memcmp, memcpy and memset (a
-  // loop per byte with that choice in it was 15% of an emulated fuzzing
-  // process's guest code).
+  // Bytes [lo, hi) should hold the code, then zeros to the old code's end:
+  // the code in [lo, mid), zeros in [mid, hi). Compared and written with
+  // memcmp, memcpy and memset, not a loop per byte choosing which.
+  auto code_end = [&](size_t lo, size_t hi) { return std::clamp(code.size(), lo, hi); };
   auto differs = [&](size_t i) {
-    size_t lo = i * page, hi = lo + page < len ? lo + page : len;
-    size_t mid = hi < code.size() ? hi : (lo > code.size() ? lo : code.size());  // code in [lo, mid), zeros after
+    size_t lo = i * page, hi = std::min(lo + page, len), mid = code_end(lo, hi);
     if (mid > lo && memcmp(p + lo, code.data() + lo, mid - lo) != 0) return true;
     for (size_t a = mid; a < hi; a++)
       if (p[a] != 0) return true;
@@ -115,12 +116,11 @@ bool CodePage::Rewrite(const std::vector<uint8_t>& code) {
     while (j < pages && differs(j)) j++;
     char* lo = p + i * page;
     size_t n = (j - i) * page;
-    if (Flips() && mprotect(lo, n, PROT_READ | PROT_WRITE) != 0) return false;
-    size_t begin = i * page, end = j * page < len ? j * page : len;
-    size_t mid = end < code.size() ? end : (begin > code.size() ? begin : code.size());
+    if (flips && mprotect(lo, n, PROT_READ | PROT_WRITE) != 0) return false;
+    size_t begin = i * page, end = std::min(j * page, len), mid = code_end(begin, end);
     if (mid > begin) memcpy(p + begin, code.data() + begin, mid - begin);
     if (end > mid) memset(p + mid, 0, end - mid);
-    if (Flips() && mprotect(lo, n, PROT_READ | PROT_EXEC) != 0) return false;
+    if (flips && mprotect(lo, n, PROT_READ | PROT_EXEC) != 0) return false;
     __builtin___clear_cache(lo, lo + n);
     i = j;
   }

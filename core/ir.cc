@@ -8,7 +8,6 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <unordered_map>
 

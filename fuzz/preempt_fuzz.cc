@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <string>
 
 #include "fuzz/artifacts.h"
@@ -56,11 +55,6 @@ struct ExecClock {
   int64_t execs = 0, last_end = 0;
 };
 ExecClock g_exec;
-int64_t Now() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
 std::string ExecTimeSummary() {
   if (g_exec.execs == 0) return "no executions";
   char b[256];
@@ -172,12 +166,12 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  int64_t t0 = Now();
+  int64_t t0 = safepoint::MonotonicNanos();
   if (g_exec.last_end != 0) g_exec.ns[3] += t0 - g_exec.last_end;
   safepoint::oracle::Case c;
   std::string err;
   if (!safepoint::oracle::DecodeCase(data, size, &c, &err)) return -1;  // not a case: kept out of the corpus
-  int64_t t1 = Now();
+  int64_t t1 = safepoint::MonotonicNanos();
   if (g_mutation) {
     g_mutation->apply(c.opts.mutations);
     c.mutation = g_mutation->name;
@@ -187,7 +181,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   safepoint::fuzz::ExecutionBegins(data, size);
   safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
   safepoint::fuzz::ExecutionEnds();
-  int64_t t2 = Now();
+  int64_t t2 = safepoint::MonotonicNanos();
   if (!r.ok) {
     // The unpreempted run itself failed: a generated program the runtime
     // could not run is a finding too (the generator promises valid ones).
@@ -197,7 +191,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     abort();
   }
   RecordFeatures(c, r);
-  int64_t t3 = Now();
+  int64_t t3 = safepoint::MonotonicNanos();
   g_exec.ns[0] += t1 - t0, g_exec.ns[1] += t2 - t1, g_exec.ns[2] += t3 - t2;
   g_exec.execs++;
   g_exec.last_end = t3;

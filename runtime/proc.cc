@@ -361,6 +361,10 @@ void Runtime::OpenFramesLate(FuncTable* t) {
 
 void Runtime::Abort(const std::string& why) {
   std::lock_guard<std::mutex> lk(mu_);
+  AbortLocked(why);
+}
+
+void Runtime::AbortLocked(const std::string& why) {
   if (aborted_) return;
   aborted_ = true;
   abort_why_ = why;
@@ -839,10 +843,9 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     if (run_bound_ns_ > 0) {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(run_bound_ns_);
       if (!done_cv_.wait_until(lk, deadline, over)) {
-        aborted_ = true;
         char b[96];
         snprintf(b, sizeof b, "main did not return within the bound (%g s)", static_cast<double>(run_bound_ns_) / 1e9);
-        abort_why_ = b;
+        AbortLocked(b);
       }
     } else {
       done_cv_.wait(lk, over);

@@ -590,6 +590,7 @@ class Runtime {
   std::atomic<int> suspending_{0};   // suspendG calls not yet resumed: no deadlock while any
   std::string abort_why_;            // mu_
   int64_t run_bound_ns_ = 0;         // SetRunBound's; 0: none
+  void AbortLocked(const std::string& why);  // Abort's body, under mu_
   // The first goroutine fault (written by the handler before it leaves the
   // M; read after the Ms stopped).
   std::atomic<bool> faulted_{false};

@@ -384,9 +384,6 @@ TEST(Godebug, ParsesAsGoDoes) {
   EXPECT_EQ(err, "GODEBUG: malformed entry '=1' (want key=value)");
 }
 
-// Every goroutine waiting and no timer pending: reported as Go reports it,
-// instead of hanging, 100 times of 100 over GOMAXPROCS 1 to 4, with sysmon
-// running (as from the command line) and without; recorded once each time.
 // A run whose main never returns is aborted at its bound (SetRunBound),
 // kept by Run's own thread: no thread of the harness's watches it. Main
 // spins in a leaf with no stack check under asyncpreemptoff=1, so nothing
@@ -420,6 +417,9 @@ TEST(Runtime, ARunPastItsBoundIsAbortedAndSaysSo) {
   rt.release();
 }
 
+// Every goroutine waiting and no timer pending: reported as Go reports it,
+// instead of hanging, 100 times of 100 over GOMAXPROCS 1 to 4, with sysmon
+// running (as from the command line) and without; recorded once each time.
 TEST(Runtime, ADeadlockIsReportedAsGoReportsIt) {
   int reported = 0;
   for (int run = 0; run < 100; run++) {
