@@ -376,11 +376,12 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
   // this thread sends its own; the other, when it comes, finds the request
   // answered and is handled as any late SIGURG is.
   bool answered = false;  // a SIGURG is sure to arrive at the armed instruction
-  auto signal_here = [&answered] {
+  auto signal_here = [&answered, m] {
     answered = true;
     sigset_t pending;
     if (sigpending(&pending) == 0 && sigismember(&pending, SIGURG)) return;
-    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGURG);
+    m->urg_sent.fetch_add(1, std::memory_order_relaxed);
+    syscall(SYS_tgkill, ProcessId(), m->tid, SIGURG);
   };
   if (src == RequestSource::kPreemptOne || gp == nullptr || !g_req.thread.joinable()) {
     // Sent here (tgkill to oneself), or coalesced into a signal another

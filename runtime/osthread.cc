@@ -2,9 +2,12 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -19,9 +22,14 @@ struct OSThread::Worker {
   std::condition_variable cv;
   void (*fn)(void*) = nullptr;
   void* arg = nullptr;
-  sigset_t mask;               // the starter's, for the work
+  sigset_t mask;               // the work's
+  bool takes_signals = false;  // the work's (StartTakingSignals)
   unsigned long started = 0;   // works given (Start)
   unsigned long finished = 0;  // works returned
+  // The thread's own, as it parked (read by Start under the pool's lock):
+  // its signal mask, and whether it has its alternate signal stack.
+  sigset_t parked_mask;
+  bool has_signal_stack = false;
 };
 
 namespace {
@@ -34,12 +42,18 @@ std::vector<OSThread::Worker*>& ParkedList() {
   return *v;
 }
 
-// Every signal a thread may block. Blocked while parked, so nothing aimed
-// at the M it was runs on it in between.
+// Every signal a thread may block.
 sigset_t BlockableSignals() {
   sigset_t all;
   sigfillset(&all);
   return all;
+}
+
+// The same signals blocked (sigset_t has room for more than the kernel's).
+bool SameMask(const sigset_t& a, const sigset_t& b) {
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sigismember(&a, sig) != sigismember(&b, sig)) return false;
+  return true;
 }
 
 // Takes off a SIGURG still pending on this thread (all blocked): one sent
@@ -55,12 +69,16 @@ void DrainPending() {
   }
 }
 
-// This thread's work called TakesSignals.
-thread_local bool t_takes_signals = false;
+// This thread's work called SignalsOutstanding.
+thread_local bool t_outstanding = false;
+// A pooled thread's id (0 on any other thread).
+thread_local pid_t t_tid = 0;
 
 }  // namespace
 
-void OSThread::TakesSignals() { t_takes_signals = true; }
+void OSThread::SignalsOutstanding() { t_outstanding = true; }
+
+pid_t OSThread::Tid() { return t_tid != 0 ? t_tid : static_cast<pid_t>(syscall(SYS_gettid)); }
 
 namespace osthread_detail {
 // Not instrumented by ASan: this frame outlives every work it runs, and a
@@ -70,25 +88,41 @@ namespace osthread_detail {
 // Its locals live on the real stack instead.
 __attribute__((no_sanitize("address"))) void* WorkerMain(void* p) {
   auto* w = static_cast<OSThread::Worker*>(p);
+  t_tid = static_cast<pid_t>(syscall(SYS_gettid));
+  // The thread's mask as it was created (every signal blocked), then as
+  // the last work's was set; set again only for a work that wants another.
+  sigset_t cur = BlockableSignals();
+  std::unique_ptr<char[]> signal_stack;  // the thread's, once a work took signals
   for (;;) {
     void (*fn)(void*);
     void* arg;
     sigset_t mask;
+    bool takes_signals;
     {
       std::unique_lock<std::mutex> lk(w->mu);
       w->cv.wait(lk, [&] { return w->started > w->finished; });
-      fn = w->fn, arg = w->arg, mask = w->mask;
+      fn = w->fn, arg = w->arg, mask = w->mask, takes_signals = w->takes_signals;
     }
-    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+    if (takes_signals && !signal_stack) {
+      signal_stack.reset(new char[OSThread::kSignalStackBytes]);
+      stack_t ss = {};
+      ss.ss_sp = signal_stack.get();
+      ss.ss_size = OSThread::kSignalStackBytes;
+      sigaltstack(&ss, nullptr);
+    }
+    if (!SameMask(cur, mask)) {
+      pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+      cur = mask;
+    }
     fn(arg);
-    sigset_t all = BlockableSignals();
-    pthread_sigmask(SIG_SETMASK, &all, nullptr);
-    if (t_takes_signals) {
-      t_takes_signals = false;
+    // (A work that changes its thread's mask puts it back before it
+    // returns: an M's after a fault, mstart1.)
+    if (t_outstanding) {
+      t_outstanding = false;
+      sigset_t all = BlockableSignals();
+      pthread_sigmask(SIG_SETMASK, &all, nullptr);
       DrainPending();
-      stack_t off = {};
-      off.ss_flags = SS_DISABLE;
-      sigaltstack(&off, nullptr);
+      pthread_sigmask(SIG_SETMASK, &cur, nullptr);
     }
     Runtime::UnbindThread();
     EventLog::BindThread(-1, -1);
@@ -96,6 +130,8 @@ __attribute__((no_sanitize("address"))) void* WorkerMain(void* p) {
       std::lock_guard<std::mutex> pool(g_pool_mu);
       std::lock_guard<std::mutex> lk(w->mu);
       w->finished++;
+      w->parked_mask = cur;
+      w->has_signal_stack = signal_stack != nullptr;
       ParkedList().push_back(w);
     }
     w->cv.notify_all();
@@ -105,6 +141,16 @@ __attribute__((no_sanitize("address"))) void* WorkerMain(void* p) {
 }  // namespace osthread_detail
 
 bool OSThread::Start(void (*fn)(void*), void* arg) {
+  sigset_t mask;
+  pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+  return StartWith(fn, arg, mask, false);
+}
+
+bool OSThread::StartTakingSignals(void (*fn)(void*), void* arg, const sigset_t& mask) {
+  return StartWith(fn, arg, mask, true);
+}
+
+bool OSThread::StartWith(void (*fn)(void*), void* arg, const sigset_t& mask, bool takes_signals) {
   if (worker_ != nullptr) return false;
   // A fork's child has only the forking thread: the parked ones are not
   // there (a death test forks, then its runtime would hand its Ms to
@@ -117,30 +163,39 @@ bool OSThread::Start(void (*fn)(void*), void* arg) {
                      g_pool_mu.unlock();
                    });
   });
-  sigset_t mask;
-  pthread_sigmask(SIG_SETMASK, nullptr, &mask);
   Worker* w = nullptr;
   {
+    // The most recently parked thread; for a work taking signals, the most
+    // recently parked one that is set up for it as it is (its alternate
+    // stack, the mask), if one is.
     std::lock_guard<std::mutex> pool(g_pool_mu);
-    if (!ParkedList().empty()) {
-      w = ParkedList().back();
-      ParkedList().pop_back();
+    std::vector<Worker*>& parked = ParkedList();
+    if (!parked.empty()) {
+      size_t pick = parked.size() - 1;
+      for (size_t i = parked.size(); takes_signals && i-- > 0;) {
+        if (parked[i]->has_signal_stack && SameMask(parked[i]->parked_mask, mask)) {
+          pick = i;
+          break;
+        }
+      }
+      w = parked[pick];
+      parked.erase(parked.begin() + static_cast<long>(pick));
     }
   }
   bool fresh = w == nullptr;
   if (fresh) w = new Worker;  // lives as long as the process: its thread never ends
   {
     std::lock_guard<std::mutex> lk(w->mu);
-    w->fn = fn, w->arg = arg, w->mask = mask;
+    w->fn = fn, w->arg = arg, w->mask = mask, w->takes_signals = takes_signals;
     gen_ = ++w->started;
   }
   if (fresh) {
-    // Created with every signal blocked; it takes the starter's mask for
+    // Created with every signal blocked; it takes the work's mask for
     // the work itself.
-    sigset_t all = BlockableSignals();
-    pthread_sigmask(SIG_SETMASK, &all, nullptr);
+    sigset_t all = BlockableSignals(), was;
+    pthread_sigmask(SIG_SETMASK, &all, &was);
     int rc = pthread_create(&w->thread, nullptr, &osthread_detail::WorkerMain, w);
-    pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+    pthread_sigmask(SIG_SETMASK, &was, nullptr);
     if (rc != 0) {
       delete w;
       return false;

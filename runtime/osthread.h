@@ -7,13 +7,24 @@
 // measured: 2000 threads created and joined left 75 MB more resident), which
 // grew an arm64 campaign by 150 KB per execution to its 2 GB limit.
 //
-// A parked thread keeps nothing of its last work: its signal mask is the
-// one its starter had (as pthread_create's new thread inherits it), every
-// signal aimed at it while it was another M is taken off before it parks
-// (the M's work says it takes signals: TakesSignals),
-// and the thread-local M and event binding are cleared.
+// A parked thread keeps nothing of its last work but its signal mask and,
+// if it ran a work that takes signals (an M), an alternate signal stack of
+// its own: a work runs with its starter's mask (as pthread_create's new
+// thread inherits it) or the one it was started with, set only if the
+// thread's is another; a SIGURG a work may have left pending is taken off
+// before the thread parks (the work says so: SignalsOutstanding); the
+// thread-local M and event binding are cleared. An M started on a thread
+// that was an M makes no system call for its signals (it made nine: the
+// mask set, queried and put back, the alternate stack set and removed, a
+// drain, its thread id): a parked thread that was one is taken for an M
+// first, and any other Start takes the most recently parked.
 #ifndef SAFEPOINT_RUNTIME_OSTHREAD_H_
 #define SAFEPOINT_RUNTIME_OSTHREAD_H_
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstddef>
 
 namespace safepoint {
 
@@ -26,19 +37,28 @@ class OSThread {
   // reached a safe point: ~Runtime leaks it); it parks if its work returns.
   ~OSThread() = default;
 
-  // Runs fn(arg) on a parked thread or, if none is parked, a new one. False
-  // when no thread could be created. Not while joinable().
+  // Runs fn(arg) on a parked thread or, if none is parked, a new one, with
+  // the starter's signal mask. False when no thread could be created. Not
+  // while joinable().
   bool Start(void (*fn)(void*), void* arg);
+  // The same for a work that takes signals (an M): it runs with `mask`, on
+  // a thread with an alternate signal stack (kSignalStackBytes) that stays
+  // with the thread for its later works.
+  bool StartTakingSignals(void (*fn)(void*), void* arg, const sigset_t& mask);
   // Waits until fn has returned; the thread is then parked for another Start.
   void Join();
   bool joinable() const { return worker_ != nullptr; }
 
-  // Called by a work that aims signals at its thread or gives it an
-  // alternate signal stack (an M: SignalSetupM): when it returns, a SIGURG
-  // still pending is taken off and the alternate stack removed before the
-  // thread parks. Other works (a run's requester, the collector's worker,
-  // sysmon) skip both: two system calls per work.
-  static void TakesSignals();
+  // Called by a work that may leave a SIGURG pending on its thread (one
+  // aimed at it and not taken yet): when the work returns, with every
+  // signal blocked, a pending SIGURG is taken off before the thread parks,
+  // so that it never reaches the thread's next work.
+  static void SignalsOutstanding();
+  // The calling thread's id: a pooled thread's asked of the kernel once,
+  // any other's each time.
+  static pid_t Tid();
+
+  static constexpr size_t kSignalStackBytes = 64 * 1024;
 
   // Threads parked now, and threads ever created (tests).
   static int Parked();
@@ -47,6 +67,7 @@ class OSThread {
   struct Worker;  // one OS thread, for the life of the process
 
  private:
+  bool StartWith(void (*fn)(void*), void* arg, const sigset_t& mask, bool takes_signals);
   Worker* worker_ = nullptr;
   unsigned long gen_ = 0;  // which of the worker's works is this one's
 };

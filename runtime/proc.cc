@@ -726,17 +726,21 @@ void Runtime::ParkingService(ir::Service s, G* gp) {
 void Runtime::mstart1(M* m) {
   tls_m = m;
   EventLog::BindThread(m->id, m->p->id);  // every M here holds its own P for the run
-  SignalSetupM(m);
-  m->tid = static_cast<pid_t>(syscall(SYS_gettid));
+  m->tid = OSThread::Tid();
   // g0.sched.sp: where mcall and systemstack start C++ on this M. Below this
   // frame, so that schedule() can leave through exit_jmp.
   m->g0->sched.sp = (sp_getsp() - 1024) & ~uintptr_t(15);
-  if (sigsetjmp(m->exit_jmp, 1) == 0) {
+  // The mask is not saved with the jump (a system call to read it, and one
+  // to put it back): the M runs with MSignalMask throughout, and only a
+  // fault's jump, out of its handler, leaves the handler's blocked.
+  if (int how = sigsetjmp(m->exit_jmp, 0); how == 0) {
     mu_.lock();
     m->p->m.store(m);
     m->p->status.store(_Prunning);
     mu_.unlock();
     schedule(m);
+  } else if (how == 2) {
+    pthread_sigmask(SIG_SETMASK, &MSignalMask(), nullptr);
   }
   // Leaving: the run is over, or this M's goroutine faulted.
   mu_.lock();
@@ -744,9 +748,10 @@ void Runtime::mstart1(M* m) {
   m->p->m.store(nullptr);
   if (faulted_.load()) done_cv_.notify_all();
   mu_.unlock();
-  // (The alternate signal stack is removed by the thread once every signal
-  // is blocked: OSThread::TakesSignals.)
   tls_m = nullptr;
+  // A SIGURG aimed at this M that its handler has not taken (a late
+  // preemptM's) is taken off before the thread is another M's.
+  if (m->urg_sent.load() != m->urg_taken.load()) OSThread::SignalsOutstanding();
 }
 
 void Runtime::MStartTrampoline(void* arg) {
@@ -792,7 +797,7 @@ void Runtime::StartM(int i) {
   M* raw = m.get();
   ms_.push_back(std::move(m));
   running_ms_.fetch_add(1);
-  if (!raw->thread.Start(&MThreadMain, raw)) Throw("cannot start an M's thread");
+  if (!raw->thread.StartTakingSignals(&MThreadMain, raw, MSignalMask())) Throw("cannot start an M's thread");
 }
 
 std::vector<int64_t> Runtime::GlobalRunq() {

@@ -144,6 +144,10 @@ struct M {
   const char* preemptoff = "";  // non-empty: preemption off, and why
   std::atomic<uint32_t> preemptGen{0};
   std::atomic<uint32_t> signalPending{0};
+  // SIGURGs aimed at this M's thread, and taken by its handler while it
+  // was this M: the M's end asks for a drain only when they differ
+  // (OSThread::SignalsOutstanding).
+  std::atomic<uint32_t> urg_sent{0}, urg_taken{0};
   pid_t tid = 0;
   OSThread thread;
   bool is_m0 = false;
@@ -151,7 +155,6 @@ struct M {
   Runtime* rt = nullptr;
   void* g0_mapping = nullptr;
   size_t g0_mapped = 0;
-  std::unique_ptr<char[]> sigstack;     // this M's sigaltstack
   G g0_storage;
 };
 static_assert(offsetof(M, g0) == M_G0 && offsetof(M, curg) == M_CURG && offsetof(M, morebuf_pc) == M_MOREBUF_PC &&
@@ -221,8 +224,14 @@ const char* FatalPrefix();
 // "SIGSEGV: segmentation violation", as Go names a fault signal.
 const char* SignalName(int sig);
 // Whether an M takes sig (the runtime's signals: SIGURG, the faults, SIGTRAP,
-// SIGABRT); an M blocks every other one (SignalSetupM).
+// SIGABRT); an M blocks every other one (MSignalMask).
 bool IsMSignal(int sig);
+// An M's signal mask: every signal blocked but the runtime's (signal.cc
+// says why), the mask its thread is started with.
+const sigset_t& MSignalMask();
+// This process's id, asked of the kernel once (and again in a forked
+// child): what a tgkill to an M names.
+pid_t ProcessId();
 // Whether a fault signal's si_code says it was an access at si_addr, and
 // what it was when not ("forced by the kernel or the emulator ...", "sent
 // by a process ..."; empty for an access).
@@ -656,7 +665,6 @@ class Runtime {
   // simd setting and the CPU: the highest whose conditions, and every lower
   // tier's, hold.
   int ChooseXTier();
-  void SignalSetupM(M* m);
   void SchedSafePoints(M* m);  // in schedule(), mu_ held: STW and forEachP
 };
 

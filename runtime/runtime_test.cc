@@ -277,7 +277,7 @@ TEST(OSThread, ReusesParkedThreadsWithTheStartersMaskAndNothingPending) {
     sigpending(&pending);
     s->urg_pending = sigismember(&pending, SIGURG);
     if (s->send_urg) {
-      OSThread::TakesSignals();  // as an M does: a work that aims signals at its thread says so
+      OSThread::SignalsOutstanding();  // as an M does when a SIGURG aimed at it was not taken
       syscall(SYS_tgkill, getpid(), s->tid, SIGURG);  // left pending: blocked below
     }
   };
@@ -333,6 +333,62 @@ TEST(OSThread, ReusesParkedThreadsWithTheStartersMaskAndNothingPending) {
   tb.Join();
   ASSERT_TRUE(pair.a_waited) << "the second work did not run within 10 s while the first waited for it";
   EXPECT_NE(pair.a, pair.b);
+}
+
+// A work that takes signals (an M's) runs with the mask it was started
+// with, on an alternate signal stack of its thread's own; the next such
+// work takes that thread again, with its stack as it was. OSThread::Tid is
+// the thread's id.
+TEST(OSThread, AWorkTakingSignalsKeepsItsThreadsSignalStack) {
+  struct Seen {
+    pid_t tid = 0, tid_said = 0;
+    stack_t alt = {};
+    bool usr2_blocked = false, urg_blocked = false;
+  };
+  auto work = [](void* p) {
+    auto* s = static_cast<Seen*>(p);
+    s->tid = static_cast<pid_t>(syscall(SYS_gettid));
+    s->tid_said = OSThread::Tid();
+    sigaltstack(nullptr, &s->alt);
+    sigset_t cur;
+    pthread_sigmask(SIG_SETMASK, nullptr, &cur);
+    s->usr2_blocked = sigismember(&cur, SIGUSR2);
+    s->urg_blocked = sigismember(&cur, SIGURG);
+  };
+  sigset_t mask;  // an M's kind: everything blocked but SIGURG and a fault
+  sigfillset(&mask);
+  sigdelset(&mask, SIGURG);
+  sigdelset(&mask, SIGSEGV);
+  Seen first, second;
+  {
+    OSThread t;
+    ASSERT_TRUE(t.StartTakingSignals(work, &first, mask));
+    t.Join();
+  }
+  EXPECT_EQ(first.tid_said, first.tid) << "OSThread::Tid is the thread's id";
+  EXPECT_TRUE(first.usr2_blocked) << "the work runs with the mask it was started with";
+  EXPECT_FALSE(first.urg_blocked);
+  ASSERT_EQ(first.alt.ss_flags & SS_DISABLE, 0) << "a work taking signals has an alternate signal stack";
+  EXPECT_EQ(first.alt.ss_size, OSThread::kSignalStackBytes);
+  {
+    OSThread t;
+    ASSERT_TRUE(t.StartTakingSignals(work, &second, mask));
+    t.Join();
+  }
+  EXPECT_EQ(second.tid, first.tid) << "the parked thread set up for it is taken again";
+  EXPECT_EQ(second.alt.ss_sp, first.alt.ss_sp) << "its alternate stack stays with the thread";
+  EXPECT_TRUE(second.usr2_blocked);
+  // A plain work on that thread afterwards runs with its starter's mask.
+  Seen third;
+  {
+    OSThread t;
+    ASSERT_TRUE(t.Start(work, &third));
+    t.Join();
+  }
+  sigset_t mine;
+  pthread_sigmask(SIG_SETMASK, nullptr, &mine);
+  EXPECT_EQ(third.tid, first.tid) << "the most recently parked thread";
+  EXPECT_EQ(third.usr2_blocked, static_cast<bool>(sigismember(&mine, SIGUSR2))) << "the starter's mask, not the last work's";
 }
 
 // After a fork the child has none of the parked threads; its Start makes a

@@ -63,7 +63,10 @@ namespace {
 void OnSigurg(int, siginfo_t*, void* uc) {
   int saved = errno;
   M* m = Runtime::CurrentM();
-  if (m != nullptr) m->rt->doSigPreempt(m, uc);
+  if (m != nullptr) {
+    m->urg_taken.fetch_add(1, std::memory_order_relaxed);
+    m->rt->doSigPreempt(m, uc);
+  }
   errno = saved;
 }
 
@@ -98,22 +101,9 @@ void OnFault(int sig, siginfo_t* info, void* uc) {
   FatalExit();
 }
 
-// This process's id, for preemptM's tgkill: asked of the kernel once, and
-// again in a forked child (pthread_atfork), instead of a getpid system call
-// per signal (1.3 us under qemu-aarch64 on the bench machine, 0.9 natively;
-// an armed preemption makes seven others).
-std::atomic<pid_t> g_pid{0};
-
-pid_t ProcessId() {
-  pid_t p = g_pid.load(std::memory_order_relaxed);
-  if (p == 0) g_pid.store(p = getpid(), std::memory_order_relaxed);
-  return p;
-}
-
 void InstallHandlers() {
   static std::once_flag once;
   std::call_once(once, [] {
-    pthread_atfork(nullptr, nullptr, [] { g_pid.store(0, std::memory_order_relaxed); });
     struct sigaction sa = {};
     sa.sa_sigaction = OnSigurg;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
@@ -136,7 +126,21 @@ bool IsRuntimePackage(const std::string& pkg) {
   return under("runtime") || under("internal/runtime") || pkg == "reflect";
 }
 
+// This process's id, for a tgkill to an M: asked of the kernel once, and
+// again in a forked child (pthread_atfork), instead of a getpid system call
+// per signal (1.3 us under qemu-aarch64 on the bench machine, 0.9 natively;
+// an armed preemption makes seven others).
+std::atomic<pid_t> g_pid{0};
+
 }  // namespace
+
+pid_t ProcessId() {
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { g_pid.store(0, std::memory_order_relaxed); }); });
+  pid_t p = g_pid.load(std::memory_order_relaxed);
+  if (p == 0) g_pid.store(p = getpid(), std::memory_order_relaxed);
+  return p;
+}
 
 extern "C" void sp_asyncpreempt2_g0(G* gp) { gp->m->rt->asyncPreempt2(gp); }
 
@@ -284,10 +288,10 @@ bool IsMSignal(int sig) {
   return false;
 }
 
-void Runtime::SignalSetupM(M* m) {
+const sigset_t& MSignalMask() {
   // An M takes only the runtime's signals: SIGURG, the faults a goroutine's
   // code raises (and SIGTRAP, the armed breakpoint's; SIGABRT, abort on
-  // this thread). Every other signal is blocked here, so a process-directed
+  // this thread). Every other signal is blocked on it, so a process-directed
   // one goes to a thread of the harness. Delivered to an M it would run a
   // handler that need not ask for SA_ONSTACK (libFuzzer's SIGALRM timer does
   // not) with its frame on the goroutine's stack, which has room for
@@ -299,19 +303,16 @@ void Runtime::SignalSetupM(M* m) {
   // (si_code SI_KERNEL) at the goroutine's PC: three arm64 findings of the
   // one-hour campaigns and one of a replay (fuzz/findings/README.md).
   // (Go's Ms run every handler on the gsignal stack, and Go adds
-  // SA_ONSTACK to a non-Go handler that lacks it.)
-  sigset_t mask;
-  sigfillset(&mask);
-  for (int sig = 1; sig < NSIG; sig++)
-    if (IsMSignal(sig)) sigdelset(&mask, sig);
-  OSThread::TakesSignals();  // drained and its altstack removed when the M's work returns
-  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
-  constexpr size_t kSize = 64 * 1024;
-  m->sigstack.reset(new char[kSize]);
-  stack_t ss = {};
-  ss.ss_sp = m->sigstack.get();
-  ss.ss_size = kSize;
-  sigaltstack(&ss, nullptr);
+  // SA_ONSTACK to a non-Go handler that lacks it.) The M's thread has an
+  // alternate signal stack of its own (OSThread::StartTakingSignals).
+  static const sigset_t mask = [] {
+    sigset_t m;
+    sigfillset(&m);
+    for (int sig = 1; sig < NSIG; sig++)
+      if (IsMSignal(sig)) sigdelset(&m, sig);
+    return m;
+  }();
+  return mask;
 }
 
 size_t Runtime::AsyncPreemptStackOf(const PortInfo& port) { return port.async_frame + port.mcall_frame + 8 * 8; }
@@ -328,6 +329,7 @@ bool Runtime::preemptM(M* mp) {
     return false;
   }
   events_.Record(Ev::kSignalSent, 0, Reason::kNone, 0, mp->id);
+  mp->urg_sent.fetch_add(1, std::memory_order_relaxed);
   syscall(SYS_tgkill, ProcessId(), mp->tid, SIGURG);
   return true;
 }
