@@ -163,6 +163,7 @@ uintptr_t Runtime::code_base() const { return code_ ? code_->base() : 0; }
 void Runtime::ReleaseGsAndMs() {
   for (auto& g : allgs_) FreeStack(g.get());
   allgs_.clear();
+  ReleaseRetiredStacks();
   for (auto& m : ms_)
     if (m && m->g0_mapping) GiveMapping(Mapping::kG0Stack, m->g0_mapping, m->g0_mapped);
   ms_.clear();

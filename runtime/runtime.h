@@ -480,6 +480,8 @@ class Runtime {
   bool requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src);
   G* newproc(uintptr_t entry, bool is_main);
   void FreeStack(G* gp);
+  void RetireStack(void* mapping, size_t mapped);
+  void ReleaseRetiredStacks();  // every M stopped
   bool AllocStack(G* gp, size_t size, std::string* err);
   void copystack(G* gp, size_t newsize);
   // Halves gp's stack when less than a quarter of it is in use (and not
@@ -573,6 +575,10 @@ class Runtime {
   std::vector<uint8_t> emitted_;  // the code as Load wrote it (Reset's check)
   FuncTable table_;
   uint32_t goexit_off_ = 0;
+  // Old stacks copystack left, inaccessible until every M has stopped
+  // (RetireStack); copystack runs on any M, and on the collector's worker.
+  std::mutex retired_mu_;
+  std::vector<std::pair<void*, size_t>> retired_stacks_;
 
   std::mutex mu_;  // the scheduler lock: run queues, timers, handshakes, all Gs
   // kNotifyUnlocked: where a hot path can, it changes what a waiter waits

@@ -67,11 +67,35 @@ bool Runtime::AllocStack(G* gp, size_t size, std::string* err) {
 }
 
 // At the runtime's end only (every M stopped): kept for the next runtime.
-// copystack unmaps an old stack instead, so that a pointer left into it
-// still faults.
+// copystack retires an old stack instead (RetireStack).
 void Runtime::FreeStack(G* gp) {
   if (gp->stack_mapping) GiveMapping(Mapping::kGoroutineStack, gp->stack_mapping, gp->stack_mapped);
   gp->stack_mapping = nullptr;
+}
+
+// An old stack after copystack: made inaccessible, so that a pointer left
+// into it faults for the rest of the run (as an unmapped one did, and
+// more surely: an unmapped stack's addresses could be mapped again for
+// another goroutine's), and kept until every M has stopped (ReleaseGs-
+// AndMs), then given back for reuse. Unmapping it, and mapping the new one
+// afresh, was three system calls a grow or shrink, the fresh pages' faults
+// and a TLB shootdown; this is two.
+void Runtime::RetireStack(void* mapping, size_t mapped) {
+  mprotect(mapping, mapped, PROT_NONE);
+  std::lock_guard<std::mutex> lk(retired_mu_);
+  retired_stacks_.push_back({mapping, mapped});
+}
+
+void Runtime::ReleaseRetiredStacks() {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::lock_guard<std::mutex> lk(retired_mu_);
+  for (const auto& [mapping, mapped] : retired_stacks_) {
+    // The body as a fresh mapping's (AllocStack zeroes it when taken); the
+    // guard page below it stays inaccessible.
+    mprotect(static_cast<char*>(mapping) + page, mapped - page, PROT_READ | PROT_WRITE);
+    GiveMapping(Mapping::kGoroutineStack, mapping, mapped);
+  }
+  retired_stacks_.clear();
 }
 
 // copystack: move the used part, adjust sched.sp, then the pointers into
@@ -91,7 +115,7 @@ void Runtime::copystack(G* gp, size_t newsize) {
   memcpy(reinterpret_cast<void*>(gp->sched.sp + delta), reinterpret_cast<void*>(gp->sched.sp), used);
   gp->sched.sp += delta;
   adjustpointers(gp, old, delta);
-  munmap(old_mapping, old_mapped);
+  RetireStack(old_mapping, old_mapped);
 }
 
 bool Runtime::isShrinkStackSafe(const G* gp) const {
