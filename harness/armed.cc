@@ -227,6 +227,20 @@ void Request(Requester& q) {
   }
 }
 
+// Asks sysmon for a look at its clock, again and again, until `done` holds
+// or Disarm stops the requester (bounded: 10 s). A look asked for is
+// waited for up to a millisecond (a nudge sysmon took before its sleep
+// began is lost, and asked again).
+void SysmonLooks(Requester& q, const std::function<bool()>& done) {
+  const int64_t deadline = MonotonicNanos() + 10'000'000'000;
+  while (!done() && !q.stop.load() && MonotonicNanos() < deadline) {
+    const uint64_t before = q.clock->reads();
+    q.rt->NudgeSysmon();
+    const int64_t look = MonotonicNanos() + 1'000'000;
+    while (q.clock->reads() == before && !q.stop.load() && MonotonicNanos() < look) sched_yield();
+  }
+}
+
 void RequestOnce(Requester& q, Requester::Post& post) {
   Runtime& rt = *q.rt;
   G* gp = post.gp.load();
@@ -236,11 +250,14 @@ void RequestOnce(Requester& q, Requester::Post& post) {
       // sysmon notes a time slice's start (the P's schedtick) on a pass;
       // two more looks at its clock and it has seen this one. Then the
       // slice has lasted forcePreemptNS, and its next pass must retake.
+      // Each look is asked for (NudgeSysmon), not waited for: on its
+      // ManualClock sysmon's time is ours, and its real sleeps, up to 10 ms
+      // once idle, were half of a fuzzing process's time.
       uint64_t r = q.clock->reads();
-      WaitFor([&] { return q.clock->reads() >= r + 2 || q.stop.load(); }, 10);
+      SysmonLooks(q, [&] { return q.clock->reads() >= r + 2; });
       q.clock->Advance(kForcePreemptNS);
       r = q.clock->reads();
-      WaitFor([&] { return RequestReached(rt, gp, m) || q.clock->reads() >= r + 3 || q.stop.load(); }, 10);
+      SysmonLooks(q, [&] { return RequestReached(rt, gp, m) || q.clock->reads() >= r + 3; });
       post.settled.store(true);
       break;
     }

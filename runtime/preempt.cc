@@ -121,7 +121,7 @@ void Runtime::SysmonLoop() {
   int64_t delay = 20;
   int idle = 0;
   while (!sysmon_stop_.load() && !main_done_.load()) {
-    usleep(static_cast<useconds_t>(delay));
+    SysmonSleep(delay);
     idle++;
     if (idle > 50 && delay < 10000) delay *= 2;
     if (delay > 10000) delay = 10000;
@@ -132,6 +132,22 @@ void Runtime::SysmonLoop() {
       delay = 20;
     }
   }
+}
+
+// Go's usleep(delay), ended early by the run's end or a NudgeSysmon.
+void Runtime::SysmonSleep(int64_t us) {
+  std::unique_lock<std::mutex> lk(sysmon_mu_);
+  const uint64_t nudges = sysmon_nudges_;
+  sysmon_cv_.wait_for(lk, std::chrono::microseconds(us),
+                      [&] { return sysmon_nudges_ != nudges || sysmon_stop_.load() || main_done_.load(); });
+}
+
+void Runtime::NudgeSysmon() {
+  {
+    std::lock_guard<std::mutex> lk(sysmon_mu_);
+    sysmon_nudges_++;
+  }
+  sysmon_cv_.notify_all();  // after the lock (kNotifyUnlocked)
 }
 
 void Runtime::gopreempt_m(G* gp) {

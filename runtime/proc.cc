@@ -875,6 +875,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   }
   if (sysmon_started_) {
     sysmon_stop_.store(true);
+    NudgeSysmon();
     sysmon_thread_.Join();
   }
   StopGCWorker();
