@@ -57,6 +57,7 @@ constexpr size_t kStackMax = 1 << 20;
 constexpr int64_t kForcePreemptNS = 10 * 1000 * 1000;  // sysmon: 10 ms on one time slice
 constexpr int64_t kStwRetryNS = 100 * 1000;            // stopTheWorldWithSema: preemptall again every 100 us
 constexpr int64_t kSuspendPreemptMNS = 5 * 1000;       // suspendG: preemptM at most once every 5 us
+constexpr int64_t kSuspendYieldDelayNS = 10 * 1000;    // suspendG: spins this long before it yields (Go's yieldDelay)
 
 enum GStatus : uint32_t {
   _Gidle = 0,

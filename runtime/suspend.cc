@@ -41,6 +41,7 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
   bool requested = false;
   int64_t sent = 0;
   const int64_t deadline = MonotonicNanos() + bound_ns;
+  int64_t next_yield = 0;
   for (int i = 0;; i++) {
     uint32_t s = gp->atomicstatus.load();
     switch (s) {
@@ -118,7 +119,8 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
       default:
         break;  // someone else holds the scan bit, or a status in transition
     }
-    if (MonotonicNanos() > deadline || faulted_.load() || stopping_.load()) {
+    const int64_t now = MonotonicNanos();
+    if (now > deadline || faulted_.load() || stopping_.load()) {
       // The harness's bound (Go would spin on): withdraw, so that the G does
       // not park with nobody to resume it, and say so. Likewise once the
       // run has ended: a goroutine whose M faulted never stops, and Go's
@@ -133,7 +135,16 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
       idle_cv_.notify_all();
       return st;
     }
-    if (i >= 64) sched_yield();
+    // Go's pacing: spin for yieldDelay (10 us), then yield the thread, then
+    // spin half as long between yields. (Yielding only after 64 turns of
+    // the loop spun for 64 of its clock reads first: under QEMU each an
+    // emulated system call, 100 us or more a wait on one CPU, where the
+    // goroutine's M cannot run until the spinner yields.)
+    if (i == 0) next_yield = now + kSuspendYieldDelayNS;
+    if (now >= next_yield) {
+      sched_yield();
+      next_yield = MonotonicNanos() + kSuspendYieldDelayNS / 2;
+    }
   }
 }
 
