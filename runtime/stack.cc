@@ -76,8 +76,8 @@ void Runtime::FreeStack(G* gp) {
 // An old stack after copystack: made inaccessible, so that a pointer left
 // into it faults for the rest of the run (as an unmapped one did, and
 // more surely: an unmapped stack's addresses could be mapped again for
-// another goroutine's), and kept until every M has stopped (ReleaseGs-
-// AndMs), then given back for reuse. Unmapping it, and mapping the new one
+// another goroutine's), and kept until every M has stopped
+// (ReleaseGsAndMs), then given back for reuse. Unmapping it, and mapping the new one
 // afresh, was three system calls a grow or shrink, the fresh pages' faults
 // and a TLB shootdown; this is two.
 void Runtime::RetireStack(void* mapping, size_t mapped) {

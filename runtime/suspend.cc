@@ -40,9 +40,10 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
   int64_t nextPreemptM = 0;
   bool requested = false;
   int64_t sent = 0;
-  const int64_t deadline = MonotonicNanos() + bound_ns;
-  int64_t next_yield = 0;
-  for (int i = 0;; i++) {
+  const int64_t start = MonotonicNanos();
+  const int64_t deadline = start + bound_ns;
+  int64_t next_yield = start + kSuspendYieldDelayNS;
+  for (;;) {
     uint32_t s = gp->atomicstatus.load();
     switch (s) {
       case _Gdead:
@@ -140,7 +141,6 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
     // the loop spun for 64 of its clock reads first: under QEMU each an
     // emulated system call, 100 us or more a wait on one CPU, where the
     // goroutine's M cannot run until the spinner yields.)
-    if (i == 0) next_yield = now + kSuspendYieldDelayNS;
     if (now >= next_yield) {
       sched_yield();
       next_yield = MonotonicNanos() + kSuspendYieldDelayNS / 2;
