@@ -130,6 +130,25 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
 
 }  // namespace
 
+// libFuzzer's own mutations, for the custom mutator to hand over to.
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+// Half the mutations move the case's points (oracle::MutateCasePoints: the
+// armed instruction, the chain's points and their sources) and keep its
+// program and settings: each instruction of a program is a case of its own,
+// and an execution whose program is already generated, parsed, loaded in a
+// kept runtime and predicted costs its armed run and judgement only. The
+// other half, and any input that is no case, are libFuzzer's (the
+// dictionary's, the comparisons', cross-over), which mostly change the
+// program or the settings.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  if (seed % 2 == 0) {
+    size_t n = safepoint::oracle::MutateCasePoints(data, size, max_size, seed / 2);
+    if (n > 0) return n;
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
+}
+
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   safepoint::SetFatalErrorsAbort(true);  // a fatal error is a crash with its input saved
   // An input whose run never ends is a finding with its input kept, not a

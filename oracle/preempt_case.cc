@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -18,6 +19,128 @@
 #include "platforms/native.h"
 
 namespace safepoint::oracle {
+
+namespace {
+
+// A generated program's text by the generator's bytes, and a parsed
+// program by its text: the last kMemo of each (cleared when full, as the
+// references are). Inputs that differ only in their points (MutateCasePoints)
+// bring the same program again.
+constexpr size_t kMemo = 256;
+std::mutex g_memo_mu;
+std::map<std::string, std::string>& GeneratedTexts() {
+  static auto* m = new std::map<std::string, std::string>;
+  return *m;
+}
+std::map<std::string, std::shared_ptr<const ir::Program>>& ParsedPrograms() {
+  static auto* m = new std::map<std::string, std::shared_ptr<const ir::Program>>;
+  return *m;
+}
+
+std::string GeneratedProgram(const uint8_t* data, size_t n) {
+  std::string key(reinterpret_cast<const char*>(data), n);
+  {
+    std::lock_guard<std::mutex> lk(g_memo_mu);
+    auto it = GeneratedTexts().find(key);
+    if (it != GeneratedTexts().end()) return it->second;
+  }
+  std::string text = harness::GenerateProgramFromBytes(n > 0 ? data : nullptr, n);
+  std::lock_guard<std::mutex> lk(g_memo_mu);
+  if (GeneratedTexts().size() >= kMemo) GeneratedTexts().clear();
+  GeneratedTexts().emplace(std::move(key), text);
+  return text;
+}
+
+// nullptr (with *err) for text that does not parse.
+std::shared_ptr<const ir::Program> ParsedProgram(const std::string& text, std::string* err) {
+  {
+    std::lock_guard<std::mutex> lk(g_memo_mu);
+    auto it = ParsedPrograms().find(text);
+    if (it != ParsedPrograms().end()) return it->second;
+  }
+  auto prog = std::make_shared<ir::Program>();
+  if (!ir::ParseProgram(text, prog.get(), err)) return nullptr;
+  std::lock_guard<std::mutex> lk(g_memo_mu);
+  if (ParsedPrograms().size() >= kMemo) ParsedPrograms().clear();
+  ParsedPrograms().emplace(text, prog);
+  return prog;
+}
+
+// Where a case's chain begins (its mark and count valid), else `size`:
+// DecodeCase's reading of it.
+size_t ChainStart(const uint8_t* data, size_t size, size_t* points) {
+  *points = 0;
+  if (size < 3 || data[size - 2] != 0x5A || data[size - 1] != 0xA5) return size;
+  size_t n = data[size - 3];
+  if (n < 1 || n > harness::kMaxArmThen || size < 3 + 3 * n + 1) return size;
+  *points = n;
+  return size - 3 - 3 * n;
+}
+
+bool ChainMarked(const uint8_t* data, size_t size) {
+  return size >= 3 && data[size - 2] == 0x5A && data[size - 1] == 0xA5;
+}
+
+}  // namespace
+
+size_t MutateCasePoints(uint8_t* data, size_t size, size_t max_size, uint32_t seed) {
+  if (size == 0 || max_size < 4) return 0;
+  size_t n = 0;
+  const size_t body = ChainStart(data, size, &n);
+  if (n == 0 && ChainMarked(data, size)) return 0;  // a bad chain: no case
+  std::mt19937 rng(seed);
+  auto pick = [&](uint32_t k) { return static_cast<uint32_t>(rng() % k); };
+  // The points as they are: the armed one (bytes 2-3), then the chain's.
+  struct Pt {
+    uint16_t off;
+    uint8_t src;
+  };
+  std::vector<Pt> pts;
+  pts.push_back({static_cast<uint16_t>((body > 2 ? data[2] : 0) | (body > 3 ? data[3] : 0) << 8), 0});
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t* p = data + body + 3 * i;
+    pts.push_back({static_cast<uint16_t>(p[0] | p[1] << 8), static_cast<uint8_t>(p[2] & 3)});
+  }
+  auto move = [&](uint16_t off) -> uint16_t {
+    // Anywhere, or the next few instructions (the same operation's
+    // lowering, the instruction after a refused one).
+    if (pick(2) == 0) return static_cast<uint16_t>(rng());
+    int d = 1 + static_cast<int>(pick(8));
+    return static_cast<uint16_t>(pick(2) ? off + d : off - d);
+  };
+  switch (pick(8)) {
+    case 0: case 1: case 2: case 3: case 4:
+      pts[0].off = move(pts[0].off);
+      break;
+    default: {  // the chain
+      size_t i = 1 + (pts.size() > 1 ? pick(static_cast<uint32_t>(pts.size() - 1)) : 0);
+      switch (pts.size() == 1 ? 0 : pick(5)) {
+        case 0:  // a point more
+          if (pts.size() <= harness::kMaxArmThen) {
+            pts.push_back({static_cast<uint16_t>(rng()), static_cast<uint8_t>(pick(4))});
+            break;
+          }
+          [[fallthrough]];
+        case 1: pts[i].off = move(pts[i].off); break;
+        case 2: pts[i].src = static_cast<uint8_t>(pick(4)); break;
+        case 3: pts.erase(pts.begin() + static_cast<long>(i)); break;  // the last one gone ends the chain
+        default: pts.resize(1); break;
+      }
+    }
+  }
+  // The bytes again: settings, the program's bytes as they were (padded to
+  // the armed point's two bytes), then the chain.
+  std::vector<uint8_t> b(data, data + body);
+  b.resize(std::max<size_t>(body, 4), 0);
+  b[2] = static_cast<uint8_t>(pts[0].off), b[3] = static_cast<uint8_t>(pts[0].off >> 8);
+  for (size_t i = 1; i < pts.size(); i++)
+    b.insert(b.end(), {static_cast<uint8_t>(pts[i].off), static_cast<uint8_t>(pts[i].off >> 8), pts[i].src});
+  if (pts.size() > 1) b.insert(b.end(), {static_cast<uint8_t>(pts.size() - 1), 0x5A, 0xA5});
+  // Without a chain the input must not end in what reads as one's mark.
+  if (b.size() > max_size || (pts.size() == 1 && ChainMarked(b.data(), b.size()))) return 0;
+  memcpy(data, b.data(), b.size());
+  return b.size();
+}
 
 bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   auto at = [&](size_t i) -> uint8_t { return i < size ? data[i] : 0; };
@@ -61,7 +184,7 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   } else if (which == 1) {
     c.program = harness::BuiltinHeapSweepProgram(), c.program_name = "the collection sweep's program";
   } else {
-    c.program = harness::GenerateProgramFromBytes(size > 4 ? data + 4 : nullptr, size > 4 ? size - 4 : 0);
+    c.program = GeneratedProgram(size > 4 ? data + 4 : nullptr, size > 4 ? size - 4 : 0);
     c.program_name = "a generated program";
   }
   *out = std::move(c);
@@ -163,13 +286,13 @@ CaseResult RunCase(const Case& c, std::string* err) {
   g_phases.cases.fetch_add(1);
   int64_t t = NowNs();
   CaseResult r;
-  auto parsed = std::make_shared<ir::Program>();
-  ir::Program& prog = *parsed;
-  r.program = parsed;  // Observation::pos points into it (found by ASan under //fuzz:preempt_fuzz)
-  if (!ir::ParseProgram(c.program, &prog, err)) {
+  std::shared_ptr<const ir::Program> parsed = ParsedProgram(c.program, err);
+  if (parsed == nullptr) {
     *err = c.program_name + ": " + *err;
     return r;
   }
+  const ir::Program& prog = *parsed;
+  r.program = parsed;  // Observation::pos points into it (found by ASan under //fuzz:preempt_fuzz)
   bool sysmon = false;
   for (const Case::Point& p : c.then) sysmon = sysmon || p.source == harness::RequestSource::kSysmon;
   harness::KeepAs keep;

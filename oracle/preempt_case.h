@@ -74,8 +74,22 @@ struct Case {
 // The chain's bytes for `then` (what an input ends in), for seeds and tests.
 std::string EncodeChain(const std::vector<Case::Point>& then);
 
-// False (with *err) for bytes that are no case.
+// False (with *err) for bytes that are no case. A generated program's
+// text is remembered by the generator's bytes (the last 256 programs): a
+// fuzzer's mutation of a case's points brings the same bytes again.
 bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err);
+
+// A mutation of a case's points that leaves its program and settings as
+// they are: the armed instruction moved (anywhere, or a few instructions
+// on), or a chain's points (one moved, its source changed, one added or
+// dropped, a chain begun or ended); the generator's bytes untouched (a
+// chain is cut off before the generator reads the rest, and a short input
+// reads zeros past its end). The new size, at most max_size; 0 where the
+// bytes are no case (they are left as they were). The preemption fuzzer's
+// custom mutator makes half its mutations so: every instruction of a
+// program is a case of its own, and one whose program is already
+// generated, parsed, loaded and predicted costs its armed run only.
+size_t MutateCasePoints(uint8_t* data, size_t size, size_t max_size, uint32_t seed);
 
 struct CaseResult {
   bool ok = false;          // ran and judged (false: *err says why it could not run)

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +67,60 @@ CaseResult RunChain(uint16_t k, const std::vector<Case::Point>& then, Src first 
   CaseResult r = RunCase(c, &err);
   EXPECT_TRUE(r.ok) << err;
   return r;
+}
+
+// The fuzzer's mutation of a case's points (MutateCasePoints): from inputs
+// of every form (short ones, the built-in programs, generated ones with and
+// without a chain), a long walk of mutations keeps the program's text and
+// the settings byte, always decodes, stays within max_size, and reaches
+// every chain length and back.
+TEST(PreemptCase, AMutationOfThePointsKeepsTheProgramAndTheSettings) {
+  std::vector<std::string> starts = {std::string("\x21", 1), std::string("\x05\x00\x07", 3),
+                                     std::string("\x10\x01\x03\x00", 4)};
+  for (const std::string& in : CoverageRandomInputs(6, 5)) starts.push_back(in);
+  starts.push_back(starts.back() + EncodeChain({{9, Src::kSuspendG}, {300, Src::kSysmon}}));
+  for (size_t k = 0; k < starts.size(); k++) {
+    const std::string& start = starts[k];
+    const size_t max_size = start.size() + 16;
+    std::vector<uint8_t> buf(start.begin(), start.end());
+    buf.resize(max_size);
+    size_t size = start.size();
+    const Case first = Decode(start);
+    std::set<size_t> lengths;
+    int moved = 0;
+    for (uint32_t seed = 0; seed < 400; seed++) {
+      const Case before = Decode(std::string(buf.begin(), buf.begin() + static_cast<long>(size)));
+      size_t n = MutateCasePoints(buf.data(), size, max_size, seed * 7919 + static_cast<uint32_t>(k));
+      if (n == 0) continue;  // no room for what it chose: the bytes as they were
+      ASSERT_LE(n, max_size);
+      size = n;
+      const Case after = Decode(std::string(buf.begin(), buf.begin() + static_cast<long>(size)));
+      ASSERT_EQ(after.program, first.program) << "input " << k << ", seed " << seed;
+      ASSERT_EQ(after.settings, first.settings) << "input " << k << ", seed " << seed;
+      ASSERT_LE(after.then.size(), harness::kMaxArmThen);
+      lengths.insert(after.then.size());
+      moved += after.armed != before.armed;
+    }
+    EXPECT_GT(moved, 100) << "input " << k << ": the armed instruction moved " << moved << " times in 400";
+    EXPECT_EQ(lengths.size(), harness::kMaxArmThen + 1) << "input " << k << ": not every chain length was reached";
+  }
+}
+
+// Bytes that are no case are left as they were (the fuzzer's own mutations
+// take them instead).
+TEST(PreemptCase, AMutationOfThePointsLeavesNoCaseAlone) {
+  for (const std::string& bad : {std::string(), std::string("\x00\x02\x05\x00\x09\x00\x5A\xA5", 8),
+                                 std::string("\x00\x02\x05\x00\x00\x5A\xA5", 7)}) {
+    std::string err;
+    Case c;
+    ASSERT_FALSE(DecodeCase(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), &c, &err));
+    std::vector<uint8_t> buf(bad.begin(), bad.end());
+    buf.resize(64);
+    for (uint32_t seed = 0; seed < 50; seed++) {
+      EXPECT_EQ(MutateCasePoints(buf.data(), bad.size(), 64, seed), 0u);
+      EXPECT_EQ(std::string(buf.begin(), buf.begin() + static_cast<long>(bad.size())), bad);
+    }
+  }
 }
 
 TEST(PreemptCase, AChainTrapsEachPointInTurnAndJudgesEachDecision) {
