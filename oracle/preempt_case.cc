@@ -88,8 +88,16 @@ size_t MutateCasePoints(uint8_t* data, size_t size, size_t max_size, uint32_t se
   size_t n = 0;
   const size_t body = ChainStart(data, size, &n);
   if (n == 0 && ChainMarked(data, size)) return 0;  // a bad chain: no case
-  std::mt19937 rng(seed);
-  auto pick = [&](uint32_t k) { return static_cast<uint32_t>(rng() % k); };
+  // splitmix64: a mutation draws a handful of numbers, not worth seeding a
+  // Mersenne twister's 624 words for.
+  uint64_t state = seed;
+  auto rng = [&state] {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<uint32_t>((z ^ (z >> 31)) >> 32);
+  };
+  auto pick = [&](uint32_t k) { return rng() % k; };
   // The points as they are: the armed one (bytes 2-3), then the chain's.
   struct Pt {
     uint16_t off;
