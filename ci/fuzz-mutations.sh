@@ -2,11 +2,12 @@
 # How fast the preemption fuzzer finds each mutation: for every chosen
 # config and every mutation of the catalogue that applies to its port
 # (`safepoint sweep --mutate=list`), a campaign of //fuzz:preempt_fuzz from
-# the checked-in seed corpus, under SAFEPOINT_FUZZ_MUTATE=M, until its first
-# crash or the time budget; then a Markdown table of the time to find.
+# the checked-in seed corpus (or from none: --from), under
+# SAFEPOINT_FUZZ_MUTATE=M, until its first crash or the time budget; then
+# a Markdown table of the time to find.
 #
 #   ci/fuzz-mutations.sh [--arch=LIST|all] [--time=SECONDS] [--out=DIR]
-#                        [--mutations=NAME,...] [--seed=N]
+#                        [--mutations=NAME,...] [--seed=N] [--from=seeds|empty]
 #
 #   --arch       configs, comma-separated, or all (the default)
 #   --time       the budget per mutation and config (default 60, the
@@ -14,6 +15,11 @@
 #   --out        the table and logs (default fuzz-out/mutations/)
 #   --mutations  only these (default: every one that applies)
 #   --seed       libFuzzer's -seed (default 1)
+#   --from       the corpus a campaign starts from: seeds (the default, the
+#                checked-in corpus: each mutation there is found by a seed
+#                within the corpus's first read, under a second natively)
+#                or empty (no input at all: what the fuzzer's own search
+#                finds, and how fast)
 #
 # Each campaign is one process (no -fork: the first crash ends it), started
 # through the runner, so an emulated config runs under its QEMU; its time is
@@ -33,6 +39,7 @@ budget=60
 out="$top/fuzz-out/mutations"
 only=
 seed=1
+from=seeds
 while [ $# -gt 0 ]; do
   case "$1" in
     --arch=*) arch=${1#--arch=} ;;
@@ -40,6 +47,7 @@ while [ $# -gt 0 ]; do
     --out=*) out=${1#--out=} ;;
     --mutations=*) only=${1#--mutations=} ;;
     --seed=*) seed=${1#--seed=} ;;
+    --from=*) from=${1#--from=} ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown flag '$1' (see --help)" ;;
   esac
@@ -47,6 +55,7 @@ while [ $# -gt 0 ]; do
 done
 [[ "$budget" =~ ^[0-9]+$ ]] && [ "$budget" -ge 1 ] && [ "$budget" -le 86400 ] || die "--time=$budget: want seconds in [1, 86400]"
 [[ "$seed" =~ ^[0-9]+$ ]] || die "--seed=$seed: want a number"
+case "$from" in seeds|empty) ;; *) die "--from=$from: want seeds or empty" ;; esac
 if [ "$arch" = all ]; then
   mapfile -t configs < <(sp_configs)
 else
@@ -62,7 +71,8 @@ table="$out/report.md"
 {
   echo "# Time for //fuzz:preempt_fuzz to find each mutation"
   echo
-  echo "From the checked-in seed corpus (fuzz/corpus/preempt), -seed=$seed, budget ${budget} s per mutation and config, one process per campaign (no -fork); wall time to the first crash. $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at the start."
+  if [ "$from" = seeds ]; then echo -n "From the checked-in seed corpus (fuzz/corpus/preempt)"; else echo -n "From an empty corpus"; fi
+  echo ", -seed=$seed, budget ${budget} s per mutation and config, one process per campaign (no -fork); wall time to the first crash. $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at the start."
   echo
   echo "| config | mutation | found | seconds | execs | first line |"
   echo "|---|---|---|---|---|---|"
@@ -90,7 +100,7 @@ for c in "${configs[@]}"; do
       continue
     fi
     corpus=$(mktemp -d)
-    cp fuzz/corpus/preempt/* "$corpus/"
+    [ "$from" = empty ] || cp fuzz/corpus/preempt/* "$corpus/"
     art="$out/artifacts/$c/$m"
     mkdir -p "$art"
     log="$out/logs/$c.$m.log"
