@@ -424,8 +424,20 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
     // before it sends); then make sure it arrives here (signal_here). Or
     // until the requester settled without asking. Bounded: the requester
     // settles within its own bounds.
+    // Nor while the requester still serves an earlier point's request that
+    // needs this M to go on: forEachP's (every P at a safe point) or a
+    // suspendG of this goroutine. It serves this point's only after that
+    // one, and both would wait out the requester's bound.
+    auto behind_one_that_needs_us = [&] {
+      for (size_t i = 0; i < slot; i++) {
+        const Requester::Post& e = g_req.posts[i];
+        if (e.settled.load()) continue;
+        if (e.src == RequestSource::kForEachP || (e.src == RequestSource::kSuspendG && e.gp.load() == gp)) return true;
+      }
+      return false;
+    };
     const int64_t deadline = MonotonicNanos() + 60'000'000'000;
-    while (!(looks_at_ps && seen != Reason::kNone) && MonotonicNanos() < deadline) {
+    while (!(looks_at_ps && seen != Reason::kNone) && !behind_one_that_needs_us() && MonotonicNanos() < deadline) {
       bool requested = RequestRaised(gp);
       if (requested && !async) break;
       if (requested && m->signalPending.load() != 0) {

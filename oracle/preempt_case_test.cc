@@ -58,8 +58,9 @@ TEST(PreemptCase, AChainMarkWithABadCountIsNoCase) {
 }
 
 // The built-in sweep program, armed at instruction k with further points.
-CaseResult RunChain(uint16_t k, const std::vector<Case::Point>& then, Src first = Src::kPreemptOne) {
-  std::string bytes = std::string(1, static_cast<char>(static_cast<uint8_t>(first) << 6)) + std::string(1, '\0') +
+CaseResult RunChain(uint16_t k, const std::vector<Case::Point>& then, Src first = Src::kPreemptOne,
+                    uint8_t settings = 0) {
+  std::string bytes = std::string(1, static_cast<char>(static_cast<uint8_t>(first) << 6 | settings)) + std::string(1, '\0') +
                       std::string(1, static_cast<char>(k & 0xFF)) + std::string(1, static_cast<char>(k >> 8));
   if (!then.empty()) bytes += EncodeChain(then);
   Case c = Decode(bytes);
@@ -242,6 +243,53 @@ TEST(PreemptCase, ASuspendGRefusedSendsAgainWhileSysmonsClockStandsStill) {
   EXPECT_GT(refused, 0) << "none of main.main's first 4 instructions was refused";
 }
 
+
+// A goroutine in a system call, at a chained suspendG point inside
+// main.regions's entersyscall region, after a forEachP point: the point's
+// handler held its M until its request came, and the requester, serving
+// the forEachP first, waited for that P to reach a safe point, both to
+// forEachP's 30 s bound (a fuzz campaign's input, one run in five
+// natively). Go's forEachP runs the function on behalf of a P in a system
+// call (taken to _Pidle, as handoffp does), and a handler does not wait
+// behind an earlier request that needs its M: no bound is reached, with
+// asynchronous preemption off (the campaign's input) or on.
+TEST(PreemptCase, AForEachPRunsOnBehalfOfAPInASystemCall) {
+  // The instruction of main.regions's store between entersyscall and
+  // exitsyscall (its ops: ... 16 entersyscall, 17 movi, 18 atomic_add).
+  std::string err;
+  ir::Program prog;
+  ASSERT_TRUE(ir::ParseProgram(harness::BuiltinSweepProgram(), &prog, &err)) << err;
+  std::unique_ptr<harness::RuntimeUnderTest> rt = harness::NewReferenceRuntime(RuntimeOptions{});
+  ASSERT_TRUE(rt->Load(prog, &err)) << err;
+  const FuncTable& table = rt->table();
+  const FuncInfo* regions = table.Find(std::string("main.regions"));
+  ASSERT_NE(regions, nullptr);
+  const ir::Function* body = prog.Find("main.regions");
+  ASSERT_NE(body, nullptr);
+  ASSERT_GT(body->body.size(), 18u);
+  ASSERT_EQ(body->body[16].service, ir::Service::kEntersyscall);
+  int in_call = -1;
+  for (size_t i = 0; i < table.insns.size() && in_call < 0; i++)
+    if (table.insns[i] >= regions->entry && table.insns[i] < regions->end && table.insn_op[i] == 18)
+      in_call = static_cast<int>(i);
+  ASSERT_GE(in_call, 0) << "no instruction of main.regions's op 18";
+  int safe_point_fns = 0;
+  for (uint8_t settings : {uint8_t{1}, uint8_t{0}}) {
+    for (int round = 0; round < 6; round++) {
+      SCOPED_TRACE("settings " + std::to_string(settings) + ", round " + std::to_string(round));
+      CaseResult r = RunChain(0, {{0, Src::kForEachP}, {static_cast<uint16_t>(in_call), Src::kSuspendG}},
+                              Src::kPreemptOne, settings);
+      EXPECT_TRUE(r.judgement.ok()) << r.judgement.Headline();
+      ASSERT_EQ(r.obs.then.size(), 2u);
+      for (const Event& ev : r.obs.events) {
+        EXPECT_NE(ev.kind, Ev::kSafePointGiveUp) << "forEachP waited out its bound";
+        EXPECT_NE(ev.kind, Ev::kSuspendGiveUp) << "suspendG waited out its bound";
+        safe_point_fns += ev.kind == Ev::kSafePointFn;
+      }
+    }
+  }
+  EXPECT_GT(safe_point_fns, 0) << "forEachP's function never ran";
+}
 
 // --- the reference predicted from the program's meaning -----------------
 

@@ -631,8 +631,14 @@ void Runtime::Service(ir::Service s, G* gp) {
       m->p->status.store(_Psyscall);
       m->p->syscalltick.fetch_add(1);
       break;
-    case ir::Service::kExitsyscall:
-      m->p->status.store(_Prunning);
+    case ir::Service::kExitsyscall: {
+      uint32_t st = _Psyscall;
+      if (!m->p->status.compare_exchange_strong(st, _Prunning)) {
+        // forEachP took the P meanwhile and ran its function on the P's
+        // behalf, under mu_: the P is taken back once that is done.
+        std::lock_guard<std::mutex> lk(mu_);
+        m->p->status.store(_Prunning);
+      }
       casgstatus(gp, _Gsyscall, _Grunning);  // waits while suspendG holds it
       // As Go's exitsyscall: a request that arrived meanwhile is re-armed.
       if (gp->preempt.load()) {
@@ -640,6 +646,7 @@ void Runtime::Service(ir::Service s, G* gp) {
         events_.Record(Ev::kRearm, gp->goid);
       }
       break;
+    }
     case ir::Service::kSecretBegin:
       gp->secret++;
       break;

@@ -2,7 +2,7 @@
 // every P, not one goroutine. stopTheWorldWithSema sets gcwaiting and asks
 // every running goroutine to stop with preemptall, again every 100 us until
 // each P has stopped in schedule(); forEachP runs a function on every P at
-// its next safe point. Neither sets preemptStop: a goroutine stopped for
+// its next safe point, or on its behalf for a P idle or in a system call. Neither sets preemptStop: a goroutine stopped for
 // either goes back on a run queue, unlike one suspendG parks for a scan.
 #include <chrono>
 
@@ -92,6 +92,23 @@ bool Runtime::forEachP(const std::function<void(P*)>& fn, int64_t bound_ns) {
     }
   }
   while (safe_point_left_.load() > 0) {
+    // Ps in a system call are taken (_Psyscall to _Pidle) and have the
+    // function run on their behalf, as Go's forEachP does through handoffp,
+    // instead of waiting for the call to return: the goroutine's M takes
+    // its P back in exitsyscall. Every round, for a P that entered one
+    // since. (Waiting, a goroutine held in a system call held forEachP to
+    // its bound: a fuzz campaign's 30 s input, whose call was held by a
+    // chained point's trap.)
+    for (auto& p : ps_) {
+      uint32_t st = _Psyscall;
+      if (!safe_point_pending_[p->id] || !p->status.compare_exchange_strong(st, _Pidle)) continue;
+      p->syscalltick.fetch_add(1);
+      safe_point_pending_[p->id] = false;
+      fn(p.get());
+      events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, p->id);
+      safe_point_left_.fetch_sub(1);
+    }
+    if (safe_point_left_.load() == 0) break;
     if (main_done_.load() || stopping_.load() || faulted_.load() || MonotonicNanos() > deadline) {
       events_.Record(Ev::kSafePointGiveUp, 0, Reason::kNone, 0, safe_point_left_.load());
       safe_point_fn_ = nullptr;
