@@ -874,6 +874,35 @@ TEST_F(Async_9_7_6, ForEachPRunsOnEveryP) {
   EXPECT_EQ(o.Count(Ev::kSafePointFn), 2u);
 }
 
+// A goroutine in a system call is at a blocking safe point (9.3): forEachP
+// takes its P (_Psyscall to _Pidle, Go's handoffp) and runs the function on
+// the P's behalf without waiting for the call to return. The goroutine
+// spins inside entersyscall..exitsyscall until the driver lets it go, after
+// forEachP has returned; its M then takes the P back and the program ends.
+TEST_F(Async_9_7_6, ForEachPRunsOnBehalfOfAPInASystemCall) {
+  const std::string prog =
+      "func main.main\n  go main.sys\n  wait 2\n  ret\nend\n"
+      "func main.sys\n  movi r1, 1\n  atomic_add g[10], r1\n  entersyscall\nloop:\n  ld r3, g[11]\n"
+      "  jz r3, loop\n  exitsyscall\n  movi r1, 1\n  atomic_add g[12], r1\n  handshake 2\n  ret\nend\n";
+  bool returned = false;
+  int ran = -1;
+  uint64_t released_before = 1;
+  Outcome o = RunScenario(prog, TestOptions(), [&](Runtime& rt) {
+    ASSERT_TRUE(WaitFor([&] { return rt.global(10) >= 1 && rt.p(0)->status.load() == _Psyscall; }))
+        << "the goroutine never entered its system call";
+    returned = rt.forEachP([&](P* p) { ran = p->id; }, 10'000'000'000);
+    released_before = rt.global(12);  // still in its call: nothing let it go yet
+    rt.set_global(11, 1);
+  });
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_TRUE(returned) << "forEachP waited for the system call to return (its 10 s bound)";
+  EXPECT_EQ(ran, 0) << "the function did not run for P 0";
+  EXPECT_EQ(released_before, 0u);
+  EXPECT_EQ(o.Count(Ev::kSafePointFn), 1u);
+  EXPECT_EQ(o.Count(Ev::kSafePointGiveUp), 0u);
+  EXPECT_EQ(o.rt->global(12), 1u) << "the goroutine did not finish after its call";
+}
+
 // Bad input: arming an address that is not an instruction boundary of a
 // generated function is refused with a clear error.
 TEST_F(Async_9_7_5, ArmingANonBoundaryIsRefused) {
