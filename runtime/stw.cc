@@ -2,8 +2,9 @@
 // every P, not one goroutine. stopTheWorldWithSema sets gcwaiting and asks
 // every running goroutine to stop with preemptall, again every 100 us until
 // each P has stopped in schedule(); forEachP runs a function on every P at
-// its next safe point, or on its behalf for a P idle or in a system call. Neither sets preemptStop: a goroutine stopped for
-// either goes back on a run queue, unlike one suspendG parks for a scan.
+// its next safe point, or on its behalf for a P idle or in a system call.
+// Neither sets preemptStop: a goroutine stopped for either goes back on a
+// run queue, unlike one suspendG parks for a scan.
 #include <chrono>
 
 #include "runtime/runtime.h"
