@@ -67,7 +67,7 @@ std::shared_ptr<const ir::Program> ParsedProgram(const std::string& text, std::s
 }
 
 // Where a case's chain begins (its mark and count valid), else `size`:
-// DecodeCase's reading of it.
+// the one reading of it, DecodeCase's and MutateCasePoints's.
 size_t ChainStart(const uint8_t* data, size_t size, size_t* points) {
   *points = 0;
   if (size < 3 || data[size - 2] != 0x5A || data[size - 1] != 0xA5) return size;
@@ -173,18 +173,17 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   c.opts.settings.gomaxprocs = (c.settings & 32) ? 2 : 1;
   // The chain, if the input ends in one: it is cut off before the
   // generator reads the rest.
-  if (size >= 3 && data[size - 2] == 0x5A && data[size - 1] == 0xA5) {
-    size_t n = data[size - 3];
-    if (n < 1 || n > harness::kMaxArmThen || size < 3 + 3 * n + 1) {
-      *err = "a chain's mark with a bad count (want 1.." + std::to_string(harness::kMaxArmThen) +
-             " points after the case's own bytes)";
-      return false;
-    }
-    const uint8_t* p = data + size - 3 - 3 * n;
-    for (size_t i = 0; i < n; i++, p += 3)
-      c.then.push_back({static_cast<uint16_t>(p[0] | p[1] << 8), static_cast<harness::RequestSource>(p[2] & 3)});
-    size -= 3 + 3 * n;
+  size_t n = 0;
+  const size_t body = ChainStart(data, size, &n);
+  if (n == 0 && ChainMarked(data, size)) {
+    *err = "a chain's mark with a bad count (want 1.." + std::to_string(harness::kMaxArmThen) +
+           " points after the case's own bytes)";
+    return false;
   }
+  const uint8_t* p = data + body;
+  for (size_t i = 0; i < n; i++, p += 3)
+    c.then.push_back({static_cast<uint16_t>(p[0] | p[1] << 8), static_cast<harness::RequestSource>(p[2] & 3)});
+  size = body;
   uint8_t which = at(1);
   c.armed = static_cast<uint16_t>(at(2) | at(3) << 8);
   if (which == 0) {
