@@ -77,9 +77,9 @@ void Runtime::FreeStack(G* gp) {
 // into it faults for the rest of the run (as an unmapped one did, and
 // more surely: an unmapped stack's addresses could be mapped again for
 // another goroutine's), and kept until every M has stopped
-// (ReleaseGsAndMs), then given back for reuse. Unmapping it, and mapping the new one
-// afresh, was three system calls a grow or shrink, the fresh pages' faults
-// and a TLB shootdown; this is two.
+// (ReleaseGsAndMs), then given back for reuse. Unmapping it, and mapping
+// the new one afresh, was three system calls a grow or shrink, the fresh
+// pages' faults and a TLB shootdown; this is two.
 void Runtime::RetireStack(void* mapping, size_t mapped) {
   mprotect(mapping, mapped, PROT_NONE);
   std::lock_guard<std::mutex> lk(retired_mu_);

@@ -83,15 +83,16 @@ bool Runtime::forEachP(const std::function<void(P*)>& fn, int64_t bound_ns) {
   safe_point_fn_ = fn;
   safe_point_pending_.assign(ps_.size(), true);
   safe_point_left_.store(static_cast<int>(ps_.size()));
+  // The function run on a P's behalf (under mu_), not at its safe point.
+  auto on_behalf = [&](P* p) {
+    safe_point_pending_[p->id] = false;
+    fn(p);
+    events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, p->id);
+    safe_point_left_.fetch_sub(1);
+  };
   // Idle Ps run it now, on their behalf.
-  for (auto& p : ps_) {
-    if (p->m.load() == nullptr && p->status.load() == _Pidle) {
-      safe_point_pending_[p->id] = false;
-      fn(p.get());
-      events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, p->id);
-      safe_point_left_.fetch_sub(1);
-    }
-  }
+  for (auto& p : ps_)
+    if (p->m.load() == nullptr && p->status.load() == _Pidle) on_behalf(p.get());
   while (safe_point_left_.load() > 0) {
     // Ps in a system call are taken (_Psyscall to _Pidle) and have the
     // function run on their behalf, as Go's forEachP does through handoffp,
@@ -104,10 +105,7 @@ bool Runtime::forEachP(const std::function<void(P*)>& fn, int64_t bound_ns) {
       uint32_t st = _Psyscall;
       if (!safe_point_pending_[p->id] || !p->status.compare_exchange_strong(st, _Pidle)) continue;
       p->syscalltick.fetch_add(1);
-      safe_point_pending_[p->id] = false;
-      fn(p.get());
-      events_.Record(Ev::kSafePointFn, 0, Reason::kNone, 0, p->id);
-      safe_point_left_.fetch_sub(1);
+      on_behalf(p.get());
     }
     if (safe_point_left_.load() == 0) break;
     if (main_done_.load() || stopping_.load() || faulted_.load() || MonotonicNanos() > deadline) {
