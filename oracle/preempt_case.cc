@@ -68,26 +68,31 @@ std::shared_ptr<const ir::Program> ParsedProgram(const std::string& text, std::s
 
 // Where a case's chain begins (its mark and count valid), else `size`:
 // the one reading of it, DecodeCase's and MutateCasePoints's.
-size_t ChainStart(const uint8_t* data, size_t size, size_t* points) {
-  *points = 0;
-  if (size < 3 || data[size - 2] != 0x5A || data[size - 1] != 0xA5) return size;
-  size_t n = data[size - 3];
-  if (n < 1 || n > harness::kMaxArmThen || size < 3 + 3 * n + 1) return size;
-  *points = n;
-  return size - 3 - 3 * n;
-}
-
 bool ChainMarked(const uint8_t* data, size_t size) {
   return size >= 3 && data[size - 2] == 0x5A && data[size - 1] == 0xA5;
+}
+
+// Where a case's chain begins, its points in *then (none for no chain or a
+// bad count), else `size`: the one reading of it, DecodeCase's and
+// MutateCasePoints's.
+size_t ReadChain(const uint8_t* data, size_t size, std::vector<Case::Point>* then) {
+  then->clear();
+  if (!ChainMarked(data, size)) return size;
+  size_t n = data[size - 3];
+  if (n < 1 || n > harness::kMaxArmThen || size < 3 + 3 * n + 1) return size;
+  const uint8_t* p = data + size - 3 - 3 * n;
+  for (size_t i = 0; i < n; i++, p += 3)
+    then->push_back({static_cast<uint16_t>(p[0] | p[1] << 8), static_cast<harness::RequestSource>(p[2] & 3)});
+  return size - 3 - 3 * n;
 }
 
 }  // namespace
 
 size_t MutateCasePoints(uint8_t* data, size_t size, size_t max_size, uint32_t seed) {
   if (size == 0 || max_size < 4) return 0;
-  size_t n = 0;
-  const size_t body = ChainStart(data, size, &n);
-  if (n == 0 && ChainMarked(data, size)) return 0;  // a bad chain: no case
+  std::vector<Case::Point> then;
+  const size_t body = ReadChain(data, size, &then);
+  if (then.empty() && ChainMarked(data, size)) return 0;  // a bad chain: no case
   // splitmix64: a mutation draws a handful of numbers, not worth seeding a
   // Mersenne twister's 624 words for.
   uint64_t state = seed;
@@ -98,17 +103,9 @@ size_t MutateCasePoints(uint8_t* data, size_t size, size_t max_size, uint32_t se
     return static_cast<uint32_t>((z ^ (z >> 31)) >> 32);
   };
   auto pick = [&](uint32_t k) { return rng() % k; };
-  // The points as they are: the armed one (bytes 2-3), then the chain's.
-  struct Pt {
-    uint16_t off;
-    uint8_t src;
-  };
-  std::vector<Pt> pts;
-  pts.push_back({static_cast<uint16_t>((body > 2 ? data[2] : 0) | (body > 3 ? data[3] : 0) << 8), 0});
-  for (size_t i = 0; i < n; i++) {
-    const uint8_t* p = data + body + 3 * i;
-    pts.push_back({static_cast<uint16_t>(p[0] | p[1] << 8), static_cast<uint8_t>(p[2] & 3)});
-  }
+  auto source = [&] { return static_cast<harness::RequestSource>(pick(4)); };
+  // The armed point (bytes 2-3, zeros past the body's end).
+  uint16_t armed = static_cast<uint16_t>((body > 2 ? data[2] : 0) | (body > 3 ? data[3] : 0) << 8);
   auto move = [&](uint16_t off) -> uint16_t {
     // Anywhere, or the next few instructions (the same operation's
     // lowering, the instruction after a refused one).
@@ -118,21 +115,21 @@ size_t MutateCasePoints(uint8_t* data, size_t size, size_t max_size, uint32_t se
   };
   switch (pick(8)) {
     case 0: case 1: case 2: case 3: case 4:
-      pts[0].off = move(pts[0].off);
+      armed = move(armed);
       break;
     default: {  // the chain
-      size_t i = 1 + (pts.size() > 1 ? pick(static_cast<uint32_t>(pts.size() - 1)) : 0);
-      switch (pts.size() == 1 ? 0 : pick(5)) {
+      size_t i = then.empty() ? 0 : pick(static_cast<uint32_t>(then.size()));
+      switch (then.empty() ? 0 : pick(5)) {
         case 0:  // a point more
-          if (pts.size() <= harness::kMaxArmThen) {
-            pts.push_back({static_cast<uint16_t>(rng()), static_cast<uint8_t>(pick(4))});
+          if (then.size() < harness::kMaxArmThen) {
+            then.push_back({static_cast<uint16_t>(rng()), source()});
             break;
           }
           [[fallthrough]];
-        case 1: pts[i].off = move(pts[i].off); break;
-        case 2: pts[i].src = static_cast<uint8_t>(pick(4)); break;
-        case 3: pts.erase(pts.begin() + static_cast<long>(i)); break;  // the last one gone ends the chain
-        default: pts.resize(1); break;
+        case 1: then[i].armed = move(then[i].armed); break;
+        case 2: then[i].source = source(); break;
+        case 3: then.erase(then.begin() + static_cast<long>(i)); break;  // the last one gone ends the chain
+        default: then.clear(); break;
       }
     }
   }
@@ -140,12 +137,13 @@ size_t MutateCasePoints(uint8_t* data, size_t size, size_t max_size, uint32_t se
   // the armed point's two bytes), then the chain.
   std::vector<uint8_t> b(data, data + body);
   b.resize(std::max<size_t>(body, 4), 0);
-  b[2] = static_cast<uint8_t>(pts[0].off), b[3] = static_cast<uint8_t>(pts[0].off >> 8);
-  for (size_t i = 1; i < pts.size(); i++)
-    b.insert(b.end(), {static_cast<uint8_t>(pts[i].off), static_cast<uint8_t>(pts[i].off >> 8), pts[i].src});
-  if (pts.size() > 1) b.insert(b.end(), {static_cast<uint8_t>(pts.size() - 1), 0x5A, 0xA5});
+  b[2] = static_cast<uint8_t>(armed), b[3] = static_cast<uint8_t>(armed >> 8);
+  if (!then.empty()) {
+    const std::string chain = EncodeChain(then);
+    b.insert(b.end(), chain.begin(), chain.end());
+  }
   // Without a chain the input must not end in what reads as one's mark.
-  if (b.size() > max_size || (pts.size() == 1 && ChainMarked(b.data(), b.size()))) return 0;
+  if (b.size() > max_size || (then.empty() && ChainMarked(b.data(), b.size()))) return 0;
   memcpy(data, b.data(), b.size());
   return b.size();
 }
@@ -173,16 +171,12 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   c.opts.settings.gomaxprocs = (c.settings & 32) ? 2 : 1;
   // The chain, if the input ends in one: it is cut off before the
   // generator reads the rest.
-  size_t n = 0;
-  const size_t body = ChainStart(data, size, &n);
-  if (n == 0 && ChainMarked(data, size)) {
+  const size_t body = ReadChain(data, size, &c.then);
+  if (c.then.empty() && ChainMarked(data, size)) {
     *err = "a chain's mark with a bad count (want 1.." + std::to_string(harness::kMaxArmThen) +
            " points after the case's own bytes)";
     return false;
   }
-  const uint8_t* p = data + body;
-  for (size_t i = 0; i < n; i++, p += 3)
-    c.then.push_back({static_cast<uint16_t>(p[0] | p[1] << 8), static_cast<harness::RequestSource>(p[2] & 3)});
   size = body;
   uint8_t which = at(1);
   c.armed = static_cast<uint16_t>(at(2) | at(3) << 8);
