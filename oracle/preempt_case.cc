@@ -208,13 +208,24 @@ std::string EncodeChain(const std::vector<Case::Point>& then) {
 namespace {
 // The reference of each program under each settings byte: the
 // invisibility oracle's. Inputs repeat programs often.
-struct BaselineKey {
-  std::string program;
+// (Looked up by a view of the case's text, and kept as a shared, never
+// changed, reference: a copy of the program's text for the key and of the
+// function table and end state for the value, at every execution, were
+// most of a cached case's time outside its run under QEMU.)
+template <typename Text>
+struct BaselineKeyOf {
+  Text program;
   uint8_t settings;
   bool predict;  // a reference predicted or run (Case::predict): never one for the other
-  bool operator<(const BaselineKey& o) const {
-    if (predict != o.predict) return predict < o.predict;
-    return settings != o.settings ? settings < o.settings : program < o.program;
+};
+using BaselineKey = BaselineKeyOf<std::string>;
+using BaselineKeyView = BaselineKeyOf<const std::string&>;
+struct BaselineLess {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    if (a.predict != b.predict) return a.predict < b.predict;
+    return a.settings != b.settings ? a.settings < b.settings : a.program < b.program;
   }
 };
 struct Reference {
@@ -222,8 +233,10 @@ struct Reference {
   bool predicted = false;
 };
 std::mutex g_mu;
-std::map<BaselineKey, Reference>& Baselines() {
-  static auto* m = new std::map<BaselineKey, Reference>;
+// A reference once kept here is never changed (a change is made to a copy,
+// which is kept instead).
+std::map<BaselineKey, std::shared_ptr<Reference>, BaselineLess>& Baselines() {
+  static auto* m = new std::map<BaselineKey, std::shared_ptr<Reference>, BaselineLess>;
   return *m;
 }
 
@@ -303,19 +316,21 @@ CaseResult RunCase(const Case& c, std::string* err) {
     keep.program = c.program;
   }
   harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, keep);
-  Reference ref;
+  std::shared_ptr<Reference> held;
   {
     std::lock_guard<std::mutex> lk(g_mu);
-    auto it = Baselines().find({c.program, c.settings, c.predict});
-    if (it != Baselines().end() && !c.edit_prediction) ref = it->second;
+    auto it = Baselines().find(BaselineKeyView{c.program, c.settings, c.predict});
+    if (it != Baselines().end() && !c.edit_prediction) held = it->second;
   }
+  if (!held) held = std::make_shared<Reference>();
+  Reference& ref = *held;  // (until the contradiction below, which copies it)
   harness::Baseline& base = ref.base;
   Lap(0, &t);
   auto keep_baseline = [&] {
     if (c.edit_prediction) return;  // a test's: for its case alone
     std::lock_guard<std::mutex> lk(g_mu);
     if (Baselines().size() > 256) Baselines().clear();
-    Baselines()[{c.program, c.settings, c.predict}] = ref;
+    Baselines()[BaselineKey{c.program, c.settings, c.predict}] = held;
   };
   // A real unpreempted run into *run (a fresh or kept runtime from make).
   auto unpreempted = [&](harness::Baseline* run) {
@@ -403,10 +418,12 @@ CaseResult RunCase(const Case& c, std::string* err) {
     harness::Baseline run;
     if (!unpreempted(&run)) return r;
     semantics = DiffEndState(base.end, run.end);
-    base.end = run.end;
-    ref.predicted = false;
+    auto changed = std::make_shared<Reference>(ref);  // the kept one may be another case's now
+    changed->base.end = run.end;
+    changed->predicted = false;
+    held = changed;  // (ref and base are the old one's from here)
     keep_baseline();
-    r.judgement = Judge(NativePort(), state, base.end, r.obs, &base.table);
+    r.judgement = Judge(NativePort(), state, held->base.end, r.obs, &held->base.table);
   }
   r.judgement.semantics = semantics;
   Lap(3, &t);
