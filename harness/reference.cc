@@ -1,4 +1,5 @@
 // The reference runtime as a RuntimeUnderTest.
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -79,16 +80,21 @@ class Keeper {
 
 class ReferenceRuntime : public RuntimeUnderTest {
  public:
-  ReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock, KeepAs keep)
-      : src_(src), keep_(std::move(keep)), kept_(keep_.on() ? Keeper::Get().Take(keep_) : nullptr) {
+  // (The options and keys by reference, shared with the factory: a
+  // factory's runtime, made at every execution of a fuzzing process, copies
+  // the options only when it is made fresh, and the program's text once
+  // when it loads the program.)
+  ReferenceRuntime(const RuntimeOptions& opts, RequestSource src, bool sysmon_clock,
+                   std::shared_ptr<const KeepAs> keep)
+      : src_(src), keep_(std::move(keep)), kept_(keep_->on() ? Keeper::Get().Take(*keep_) : nullptr) {
     if (kept_) {
-      loaded_ = kept_->program == keep_.program;
+      loaded_ = kept_->program == keep_->program;
     } else {
       kept_ = std::make_unique<Kept>();
       kept_->clock = src == RequestSource::kSysmon || sysmon_clock ? new ManualClock : nullptr;
       kept_->save = std::make_shared<SaveAreaImage>();
-      kept_->rt = std::make_unique<Runtime>(WithSaveArea(WithClock(std::move(opts), kept_->clock), kept_->save));
-      kept_->options = keep_.options;
+      kept_->rt = std::make_unique<Runtime>(WithSaveArea(WithClock(opts, kept_->clock), kept_->save));
+      kept_->options = keep_->options;
     }
     clock_ = kept_->clock;
     save_ = kept_->save;
@@ -104,10 +110,10 @@ class ReferenceRuntime : public RuntimeUnderTest {
     // (Its sysmon reads the clock: leaked with it.)
     if (rt_->abandoned_ms() > 0) {
       kept_->rt.release();
-      if (keep_.on()) Keeper::Get().Failed("an M never stopped (its goroutine reached no safe point)");
+      if (keep_->on()) Keeper::Get().Failed("an M never stopped (its goroutine reached no safe point)");
       return;
     }
-    if (keep_.on() && ran_) {
+    if (keep_->on() && ran_) {
       std::string why;
       if (rt_->Reset(&why)) {
         *save_ = SaveAreaImage{};
@@ -116,7 +122,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
         return;
       }
       Keeper::Get().Failed(why);
-    } else if (keep_.on() && loaded_) {
+    } else if (keep_->on() && loaded_) {
       Keeper::Get().Give(std::move(kept_));  // loaded, never run: as it was taken
       return;
     }
@@ -127,7 +133,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
     if (loaded_) return true;  // a kept runtime, this program loaded
     if (!rt_->Load(prog, err)) return false;
     loaded_ = true;
-    kept_->program = keep_.program;
+    kept_->program = keep_->program;
     return true;
   }
   bool ArmAt(uint32_t off, std::string* err) override { return Arm(*rt_, off, err, src_, clock_); }
@@ -194,7 +200,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
     return opts;
   }
   RequestSource src_;
-  KeepAs keep_;
+  std::shared_ptr<const KeepAs> keep_;
   std::unique_ptr<Kept> kept_;
   ManualClock* clock_ = nullptr;
   std::shared_ptr<SaveAreaImage> save_;
@@ -207,11 +213,15 @@ class ReferenceRuntime : public RuntimeUnderTest {
 
 std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock,
                                                       KeepAs keep) {
-  return std::make_unique<ReferenceRuntime>(std::move(opts), src, sysmon_clock, std::move(keep));
+  return std::make_unique<ReferenceRuntime>(opts, src, sysmon_clock, std::make_shared<const KeepAs>(std::move(keep)));
 }
 
 RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src, bool sysmon_clock, KeepAs keep) {
-  return [opts, src, sysmon_clock, keep] { return NewReferenceRuntime(opts, src, sysmon_clock, keep); };
+  auto o = std::make_shared<const RuntimeOptions>(std::move(opts));
+  auto k = std::make_shared<const KeepAs>(std::move(keep));
+  return [o, src, sysmon_clock, k]() -> std::unique_ptr<RuntimeUnderTest> {
+    return std::make_unique<ReferenceRuntime>(*o, src, sysmon_clock, k);
+  };
 }
 
 KeptRuntimeCounts KeptRuntimeCountsNow() { return Keeper::Get().counts(); }
