@@ -23,6 +23,14 @@
 # seed corpus included; libFuzzer's own exec/s is an integer that counts
 # part of the corpus read only); then armed rate / fuzz exec/s, the cost
 # of an execution over a bare checked preemption (issue 30: within 10x).
+# Beside it, from the same rounds, the rate inside the process (the
+# fuzzer's own report of where each execution went, summed: start-up and
+# libFuzzer's set-up left out, the seeds' executions kept); and the rate
+# of one cached case run over and over (the bytes 00 00: the built-in
+# sweep program armed at its first instruction, settings 0, one
+# goroutine), the cost of the machinery around a run with the least
+# program in it, in armed preemptions: what is left of the ratio above
+# is the generated programs' own runs.
 # The real Go runtime's probes per second (go-sweep of goprogs/loops as
 # Go 1.26 builds it for the config's CPU, the harness under the config's
 # emulator and the guest under QEMU's gdbstub or natively under ptrace),
@@ -66,29 +74,51 @@ sweep_rate() {
 # pinned as async_bench is, from a fresh empty corpus (libFuzzer writes
 # what it finds there) plus the seed corpus, with the BUILD file's own
 # flags (-max_len, -dict, limits) as a campaign has them. Prints the
-# round's executions per second (RUNS over the wall time, measured here),
-# or says why not on stderr and returns 1.
+# round's executions per second (RUNS over the wall time, measured here)
+# and the rate inside the process (in_process_rate), or says why not on
+# stderr and returns 1. With a fifth argument, a file: that one input run
+# RUNS times instead (no corpus: libFuzzer runs a file it is given).
 fuzz_round() {
-  local config=$1 bin=$2 runs=$3 seed=$4 tmp t0 t1 r done_runs
+  local config=$1 bin=$2 runs=$3 seed=$4 input=${5:-} tmp t0 t1 r done_runs inproc
   tmp=$(mktemp -d) || return 1
   mkdir "$tmp/corpus" "$tmp/artifacts"
+  local what=("$tmp/corpus" fuzz/corpus/preempt)
+  [ -z "$input" ] || what=("$input")
   t0=$(date +%s.%N)
   (cd "$bin.runfiles/safepoint" &&
    timeout -k 10 600 "${pin[@]}" "$SP_TOP/platforms/toolchains/run" --config="$config" "$bin" \
      -runs="$runs" -seed="$seed" -max_len=512 -rss_limit_mb=2048 -timeout=60 -dict=fuzz/preempt.dict \
-     -artifact_prefix="$tmp/artifacts/" "$tmp/corpus" fuzz/corpus/preempt) >"$tmp/log" 2>&1
+     -artifact_prefix="$tmp/artifacts/" "${what[@]}") >"$tmp/log" 2>&1
   r=$?
   t1=$(date +%s.%N)
   # A crash or a timeout ends the round early: its rate would be wrong.
+  # (A file given is run without a "Done" line: its executions are counted
+  # by the fuzzer's own report.)
   done_runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$tmp/log" | tail -1)
-  if [ $r != 0 ] || [ "$done_runs" != "$runs" ]; then
-    echo "   preempt_fuzz round $seed failed (exit $r, ${done_runs:-no} runs of $runs); its end:" >&2
+  [ -z "$input" ] || done_runs=$(sed -n 's/^preempt_fuzz: \([0-9]*\) executions:.*/\1/p' "$tmp/log" | tail -1)
+  inproc=$(in_process_rate <"$tmp/log")
+  if [ $r != 0 ] || [ "$done_runs" != "$runs" ] || [ -z "$inproc" ]; then
+    echo "   preempt_fuzz round $seed${input:+ of one input} failed (exit $r, ${done_runs:-no} runs of $runs); its end:" >&2
     tail -n 5 "$tmp/log" | sed 's/^/     /' >&2
     rm -rf "$tmp"
     return 1
   fi
   rm -rf "$tmp"
-  python3 -c 'import sys; print("%.1f" % (int(sys.argv[1]) / (float(sys.argv[3]) - float(sys.argv[2]))))' "$runs" "$t0" "$t1"
+  python3 -c 'import sys; print("%.1f %s" % (int(sys.argv[1]) / (float(sys.argv[3]) - float(sys.argv[2])), sys.argv[4]))' \
+    "$runs" "$t0" "$t1" "$inproc"
+}
+
+# in_process_rate <LOG: executions per second inside the fuzzing process,
+# from its report at exit ("per execution decode ... us, case ... us,
+# features ... us, libFuzzer between executions ... us", summed); nothing
+# when the log has no report.
+in_process_rate() {
+  python3 -c '
+import re, sys
+m = re.findall(r"per execution decode \(generator\) (\d+) us, case (\d+) us, features (\d+) us, "
+               r"libFuzzer between executions (\d+) us", sys.stdin.read())
+us = sum(int(x) for x in m[-1]) if m else 0
+if us > 0: print("%.1f" % (1e6 / us))'
 }
 
 rc=0
@@ -115,23 +145,41 @@ for c in "${configs[@]}"; do
   # had: 5 rounds of a fixed number of runs, about 10 s a round.
   read -r -a pin < <(sp_one_cpu)
   case $(sp_config_mode "$c") in native) runs=6000 ;; *) runs=2000 ;; esac
-  rates=()
+  rates=() inside=() floor=()
   for round in 1 2 3 4 5; do
-    r=$(fuzz_round "$c" "$bin/fuzz/preempt_fuzz" "$runs" "$round") || rc=1
-    [ -z "$r" ] || rates+=("$r")
+    read -r r i < <(fuzz_round "$c" "$bin/fuzz/preempt_fuzz" "$runs" "$round") || rc=1
+    [ -z "$r" ] || { rates+=("$r"); inside+=("$i"); }
   done
-  python3 - "$armed" "$runs" "${rates[@]}" <<'PY'
+  one=$(mktemp) && printf '\000\000' >"$one"
+  for round in 1 2 3 4 5; do
+    read -r r i < <(fuzz_round "$c" "$bin/fuzz/preempt_fuzz" "$runs" "$round" "$one") || rc=1
+    [ -z "$i" ] || floor+=("$i")
+  done
+  rm -f "$one"
+  python3 - "$armed" "$runs" "${#rates[@]}" "${rates[@]}" "${inside[@]}" "${floor[@]}" <<'PY'
 import statistics, sys
-armed, runs = float(sys.argv[1] or 0), sys.argv[2]
-r = sorted(float(x) for x in sys.argv[3:])
+armed, runs, n = float(sys.argv[1] or 0), sys.argv[2], int(sys.argv[3])
+v = [float(x) for x in sys.argv[4:]]
+rates, inside, floor = sorted(v[:n]), sorted(v[n:2 * n]), sorted(v[2 * n:])
+def ratio(m):
+    return ("%.0fx" % (armed / m)) if m > 0 and armed > 0 else "?"
 label = "preemption fuzzer, -runs=%s from seeds" % runs
-if len(r) < 5:
-    print("  %-43s not measured (%d of 5 rounds ran)" % (label, len(r)))
-    sys.exit(0)
-m = statistics.median(r)
-print("  %-43s%10.1f exec/s median (%.1f..%.1f)" % (label, m, r[0], r[-1]))
-print("  %-43s%10s (of the medians; goal: within 10x)"
-      % ("armed rate / fuzz exec/s", ("%.0fx" % (armed / m)) if m > 0 and armed > 0 else "?"))
+if len(rates) < 5:
+    print("  %-43s not measured (%d of 5 rounds ran)" % (label, len(rates)))
+else:
+    m = statistics.median(rates)
+    print("  %-43s%10.1f exec/s median (%.1f..%.1f)" % (label, m, rates[0], rates[-1]))
+    print("  %-43s%10s (of the medians; goal: within 10x)" % ("armed rate / fuzz exec/s", ratio(m)))
+    mi = statistics.median(inside)
+    print("  %-43s%10.1f exec/s median (%.1f..%.1f); armed rate / it %s" % (
+        "  the same rounds inside the process", mi, inside[0], inside[-1], ratio(mi)))
+label = "  one cached case (00 00), -runs=%s" % runs
+if len(floor) < 5:
+    print("  %-43s not measured (%d of 5 rounds ran)" % (label, len(floor)))
+else:
+    mf = statistics.median(floor)
+    print("  %-43s%10.1f exec/s median (%.1f..%.1f); armed rate / it %s (the machinery's own cost)" % (
+        label, mf, floor[0], floor[-1], ratio(mf)))
 PY
   rates=()
   for round in 1 2 3 4 5; do
