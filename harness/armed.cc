@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -224,20 +225,20 @@ void Request(Requester& q) {
     // Disarmed (before the trap, or after the chain): Disarm's post has no slot.
     if (q.stop.load() || q.served >= q.posted.load(std::memory_order_acquire)) return;
     RequestOnce(q, q.posts[q.served++]);
+    // Settled: a handler waiting for it, or behind it, looks again.
+    for (size_t i = 0, n = q.posted.load(); i < n && i <= kMaxArmThen; i++) Runtime::KickTrapWaiter(q.posts[i].m.load());
   }
 }
 
 // Asks sysmon for a look at its clock, again and again, until `done` holds
-// or Disarm stops the requester (bounded: 10 s). A look asked for is
-// waited for up to a millisecond (a nudge sysmon took before its sleep
-// began is lost, and asked again).
+// or Disarm stops the requester (bounded: 10 s). Each look asked for is
+// waited for, up to a millisecond, until it has ended (Runtime::SysmonLook:
+// a handshake; waiting for the clock's reads to change, yielding the CPU
+// meanwhile, was most of the context switches of an armed sysmon request).
 void SysmonLooks(Requester& q, const std::function<bool()>& done) {
   const int64_t deadline = MonotonicNanos() + 10'000'000'000;
   while (!done() && !q.stop.load() && MonotonicNanos() < deadline) {
-    const uint64_t before = q.clock->reads();
-    q.rt->NudgeSysmon();
-    const int64_t look = MonotonicNanos() + 1'000'000;
-    while (q.clock->reads() == before && !q.stop.load() && MonotonicNanos() < look) sched_yield();
+    if (!q.rt->SysmonLook(1'000'000)) sched_yield();  // (sysmon not running yet, or ended: asked again)
   }
 }
 
@@ -436,8 +437,19 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
       }
       return false;
     };
+    // The wait sleeps on the M's trap_kick, which whoever raises the
+    // request, marks the signal or settles a post bumps and wakes
+    // (Runtime::KickTrapWaiter; a kick between a look and the sleep finds
+    // the count moved); each sleep is bounded at a millisecond all the
+    // same. (It yielded the CPU at every turn: on a fuzzing process's one
+    // CPU a context switch to whichever thread was runnable, nine an armed
+    // sysmon request.)
     const int64_t deadline = MonotonicNanos() + 60'000'000'000;
-    while (!(looks_at_ps && seen != Reason::kNone) && !behind_one_that_needs_us() && MonotonicNanos() < deadline) {
+    m->trap_waiting.store(true);
+    int turns = 0;
+    while (!(looks_at_ps && seen != Reason::kNone) && MonotonicNanos() < deadline) {
+      const uint32_t kicks = m->trap_kick.load();
+      if (behind_one_that_needs_us()) break;
       bool requested = RequestRaised(gp);
       if (requested && !async) break;
       if (requested && m->signalPending.load() != 0) {
@@ -445,8 +457,16 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
         break;
       }
       if (post.settled.load() && !requested) break;
-      sched_yield();
+      if (turns++ == 0 && src != RequestSource::kSysmon) {
+        // suspendG's and forEachP's requester, just woken, raises it at
+        // once: a yield lets it (sysmon's comes after several looks).
+        sched_yield();
+        continue;
+      }
+      struct timespec ms = {0, 1'000'000};
+      syscall(SYS_futex, &m->trap_kick, FUTEX_WAIT_PRIVATE, kicks, &ms, nullptr, 0);
     }
+    m->trap_waiting.store(false);
   }
   // No signal is sure to come here: the trap's registers answer no later
   // preemption (one at this PC in a loop, or where QEMU delivers signals,

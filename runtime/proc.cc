@@ -224,6 +224,10 @@ bool Runtime::Reset(std::string* why) {
   abandoned_ms_ = 0;
   sysmon_started_ = false;
   sysmon_stop_.store(false);
+  {
+    std::lock_guard<std::mutex> lk(sysmon_mu_);
+    sysmon_nudges_seen_ = sysmon_nudges_;  // the run's end's nudge is no look of the next run's
+  }
   // The heap: every object unused, zeroed again as mallocgc hands its page
   // out. A page the run freed stays inaccessible until then; a page it
   // allocated and never freed stays accessible (making it inaccessible
@@ -843,6 +847,10 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   if (opts_.hooks.collect_at_async_preempt) StartGCWorker();  // (a `gc` starts it otherwise)
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
+    {
+      std::lock_guard<std::mutex> lk(sysmon_mu_);
+      sysmon_running_ = true;  // (before its thread: a look asked for at once waits for its first pass)
+    }
     sysmon_thread_.Start([](void* a) {
       // sysmon runs on an M of its own, without a P, as in Go.
       Runtime* rt = static_cast<Runtime*>(a);

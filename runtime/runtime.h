@@ -149,6 +149,12 @@ struct M {
   // was this M: the M's end asks for a drain only when they differ
   // (OSThread::SignalsOutstanding).
   std::atomic<uint32_t> urg_sent{0}, urg_taken{0};
+  // A harness's trap handler on this M that waits for a request to reach
+  // its goroutine (harness/armed.cc) sleeps on trap_kick while
+  // trap_waiting holds; whoever raises a request for the M's goroutine or
+  // marks its signal pending wakes it (Runtime::KickTrapWaiter).
+  std::atomic<bool> trap_waiting{false};
+  std::atomic<uint32_t> trap_kick{0};
   pid_t tid = 0;
   OSThread thread;
   bool is_m0 = false;
@@ -319,6 +325,10 @@ class Runtime {
   // sent it; false when it coalesced into a signal another thread marked
   // (and may not have sent yet), or there was no thread to send to.
   bool preemptM(M* mp);
+  // Wakes a trap handler waiting on mp (M::trap_waiting), if one is: a
+  // request was raised for its goroutine, its signal marked, or the
+  // harness's requester settled. Async-signal-safe (a futex wake).
+  static void KickTrapWaiter(M* mp);
   // The decision of isAsyncSafePoint for goroutine gp interrupted at pc/sp.
   struct AsyncDecision {
     bool ok;
@@ -449,6 +459,12 @@ class Runtime {
   // sysmon request's run. Each pass is the pass it would be (its clock, its
   // retake); only its moment is the caller's. Run's end wakes it so too.
   void NudgeSysmon();
+  // NudgeSysmon, then waits for a pass of sysmon's begun after the nudge
+  // to end (it has read its clock and retaken what it would), up to
+  // timeout_ns; false when none ended in time or sysmon does not run. The
+  // harness's look is then a handshake, not a wait on sysmon's clock reads
+  // spent yielding the CPU to whoever else was runnable.
+  bool SysmonLook(int64_t timeout_ns);
 
   // The heap and the collector (runtime/mheap.cc, runtime/mgc.cc).
   // mallocgc: a new zeroed object of `size` bytes, one page of the heap
@@ -634,7 +650,13 @@ class Runtime {
   // end, joining it, waited for.
   std::mutex sysmon_mu_;
   std::condition_variable sysmon_cv_;
-  uint64_t sysmon_nudges_ = 0;  // sysmon_mu_
+  uint64_t sysmon_nudges_ = 0;       // sysmon_mu_
+  uint64_t sysmon_nudges_seen_ = 0;  // sysmon_mu_: when sysmon last woke
+  // sysmon_mu_: sysmon's passes begun and ended (SysmonLook), and whether
+  // it runs (from Run's start of it to the end of its loop).
+  uint64_t sysmon_passes_begun_ = 0, sysmon_passes_ended_ = 0;
+  bool sysmon_running_ = false;
+  std::condition_variable sysmon_looked_cv_;  // a pass ended, or sysmon's loop
   void SysmonSleep(int64_t us);
 
   // The heap and the collector.

@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <execinfo.h>
 #include <signal.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -331,7 +332,16 @@ bool Runtime::preemptM(M* mp) {
   events_.Record(Ev::kSignalSent, 0, Reason::kNone, 0, mp->id);
   mp->urg_sent.fetch_add(1, std::memory_order_relaxed);
   syscall(SYS_tgkill, ProcessId(), mp->tid, SIGURG);
+  KickTrapWaiter(mp);
   return true;
+}
+
+void Runtime::KickTrapWaiter(M* mp) {
+  // (Sequentially consistent, against the waiter's store of trap_waiting
+  // and its look at the request: one of the two sees the other.)
+  if (mp == nullptr || !mp->trap_waiting.load()) return;
+  mp->trap_kick.fetch_add(1);
+  syscall(SYS_futex, &mp->trap_kick, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 Runtime::AsyncDecision Runtime::isAsyncSafePoint(G* gp, uintptr_t pc, uintptr_t sp, uintptr_t gval) {

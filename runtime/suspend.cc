@@ -107,14 +107,16 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
         asyncM = m2;
         asyncGen = gen2;
         gp->atomicstatus.store(_Grunning);
+        bool signalled = false;  // (a signal sent has woken a trap handler waiting on m2)
         if (async_supported_ && debug_.asyncpreemptoff == 0 && needAsync && m2 != nullptr) {
           int64_t now = clock_->Now();
           if (now >= nextPreemptM) {
             nextPreemptM = now + kSuspendPreemptMNS;
-            preemptM(m2);
+            signalled = preemptM(m2);
             sent++;
           }
         }
+        if (!signalled) KickTrapWaiter(m2);
         break;
       }
       default:
