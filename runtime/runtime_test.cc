@@ -622,6 +622,37 @@ TEST(Runtime, ASleeperIsNotADeadlock) {
   EXPECT_EQ(rt->events().Count(Ev::kDeadlock), 0u);
 }
 
+// sysmon on a harness's clock (hooks.sysmon_clock) looks when it is asked
+// to, not every 20 us of real time: each SysmonLook during the run is one
+// pass (one read of that clock), ended when it returns, and a run whose
+// main then sleeps 5 ms (sysmon's own pace on real time: 50 looks in its
+// first millisecond) reads it once more at most, at its end.
+TEST(Runtime, SysmonOnAHarnessClockLooksWhenAsked) {
+  ManualClock clock;
+  RuntimeOptions o;
+  o.hooks.sysmon = true;
+  o.hooks.sysmon_clock = &clock;
+  std::vector<bool> looked;
+  std::vector<uint64_t> reads;  // the clock's reads during each look
+  o.hooks.callbacks.push_back([&](Runtime& rt, G*) {
+    for (int i = 0; i < 3; i++) {
+      const uint64_t before = clock.reads();
+      looked.push_back(rt.SysmonLook(10'000'000'000));
+      reads.push_back(clock.reads() - before);
+    }
+  });
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  ASSERT_TRUE(RunProgram("func main.main\n  callback 0\n  sleep 5000000\n  ret\nend\n", std::move(o), &rt, &err))
+      << err;
+  ASSERT_EQ(looked.size(), 3u);
+  for (int i = 0; i < 3; i++) {
+    EXPECT_TRUE(looked[i]) << "look " << i << " did not end within 10 s";
+    EXPECT_EQ(reads[i], 1u) << "look " << i << ": sysmon's reads of its clock";
+  }
+  EXPECT_LE(clock.reads(), 4u) << "sysmon looked at its clock on its own";
+}
+
 // ManualClock stands still unless moved, and counts its reads.
 TEST(ManualClock, StandsStillUntilMoved) {
   ManualClock c;
