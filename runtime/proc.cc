@@ -843,14 +843,16 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   // Every M is a thread of its own; the calling thread only waits, as the
   // process does in Go, for main to return (or for a deadlock), so a
   // goroutine that never reaches a safe point cannot hold the run hostage.
+  if (opts_.hooks.sysmon) {
+    // Before any M and before its thread: a look asked for at once (by
+    // main, by a trap's requester) waits for sysmon's first pass.
+    std::lock_guard<std::mutex> lk(sysmon_mu_);
+    sysmon_running_ = true;
+  }
   for (int i = 0; i < opts_.settings.gomaxprocs; i++) StartM(i);
   if (opts_.hooks.collect_at_async_preempt) StartGCWorker();  // (a `gc` starts it otherwise)
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
-    {
-      std::lock_guard<std::mutex> lk(sysmon_mu_);
-      sysmon_running_ = true;  // (before its thread: a look asked for at once waits for its first pass)
-    }
     sysmon_thread_.Start([](void* a) {
       // sysmon runs on an M of its own, without a P, as in Go.
       Runtime* rt = static_cast<Runtime*>(a);
