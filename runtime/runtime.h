@@ -503,7 +503,7 @@ class Runtime {
   bool requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src);
   G* newproc(uintptr_t entry, bool is_main);
   void FreeStack(G* gp);
-  void RetireStack(void* mapping, size_t mapped);
+  void RetireStack(void* mapping, size_t mapped, uintptr_t sp);
   void ReleaseRetiredStacks();  // every M stopped
   bool AllocStack(G* gp, size_t size, std::string* err);
   void copystack(G* gp, size_t newsize);
