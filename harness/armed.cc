@@ -456,7 +456,13 @@ void OnSigtrap(int sig, siginfo_t*, void* ucontext) {
         signal_here();
         break;
       }
-      if (post.settled.load() && !requested) break;
+      // Settled with no signal of this source's marked: it sends none now.
+      // A request that stands from before (an earlier point's, its signal
+      // already taken) is answered at the goroutine's next safe point, as
+      // any is. (Waiting for it here waited out the 60 s bound: a
+      // preemptone point, then a sysmon point whose sysmon, under the
+      // slow-sysmon mutation, never retook.)
+      if (post.settled.load()) break;
       if (turns++ == 0 && src != RequestSource::kSysmon) {
         // suspendG's and forEachP's requester, just woken, raises it at
         // once: a yield lets it (sysmon's comes after several looks).
