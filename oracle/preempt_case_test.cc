@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -255,6 +256,32 @@ TEST(PreemptCase, ASuspendGRefusedSendsAgainWhileSysmonsClockStandsStill) {
 // main runs, with asynchronous preemption off (the campaign's input) or on.
 // (Under load the requester may start its forEachP only after main's last
 // safe point: then it gives up at the run's end, which is no stall.)
+// A point whose source settles without a signal (here sysmon, which under
+// the slow-sysmon mutation never retakes) while a request stands from the
+// point before (preemptone's, its signal taken) lets its goroutine go on:
+// the trap handler waited for a signal nobody would send until its 60 s
+// bound (an input the fuzzer found from an empty corpus). The bound here
+// is a hang's, not a timing: the case takes milliseconds.
+TEST(PreemptCase, APointWhoseSourceSettledWithoutASignalDoesNotWaitForOne) {
+  const std::string bytes("\x0a\x00\xcb\x14\xab\xfa\x02\x0a\x5a\x0a\x4e\xee\x01\x01\x5a\xa5", 16);
+  const harness::MutationDef* slow = harness::FindMutation("slow-sysmon");
+  ASSERT_NE(slow, nullptr);
+  for (int round = 0; round < 3; round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Case c = Decode(bytes);
+    ASSERT_EQ(c.then.size(), 1u);
+    ASSERT_EQ(c.then[0].source, Src::kSysmon);
+    slow->apply(c.opts.mutations);
+    c.mutation = slow->name;
+    std::string err;
+    const auto t0 = std::chrono::steady_clock::now();
+    CaseResult r = RunCase(c, &err);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(r.ok) << err;
+    EXPECT_LT(s, 30.0) << "the trap handler waited " << s << " s for a signal the settled sysmon point never sends";
+  }
+}
+
 TEST(PreemptCase, AForEachPRunsOnBehalfOfAPInASystemCall) {
   // The instruction of main.regions's store between entersyscall and
   // exitsyscall (its ops: ... 16 entersyscall, 17 movi, 18 atomic_add).
