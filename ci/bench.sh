@@ -29,8 +29,9 @@
 # of one cached case run over and over (the bytes 00 00: the built-in
 # sweep program armed at its first instruction, settings 0, one
 # goroutine), the cost of the machinery around a run with the least
-# program in it, in armed preemptions: what is left of the ratio above
-# is the generated programs' own runs.
+# program in it, in armed preemptions (libFuzzer reads a file it is given
+# again before each run, six system calls, counted in): what is left of
+# the ratio above is the generated programs' own runs.
 # The real Go runtime's probes per second (go-sweep of goprogs/loops as
 # Go 1.26 builds it for the config's CPU, the harness under the config's
 # emulator and the guest under QEMU's gdbstub or natively under ptrace),
