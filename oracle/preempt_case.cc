@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <utility>
 
 #include "core/ir.h"
 #include "harness/generator.h"
@@ -315,7 +316,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
                    (sysmon ? ", sysmon's clock" : "") + ", mutation " + c.mutation;
     keep.program = c.program;
   }
-  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, keep);
+  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, std::move(keep));
   std::shared_ptr<Reference> held;
   {
     std::lock_guard<std::mutex> lk(g_mu);

@@ -244,18 +244,6 @@ TEST(PreemptCase, ASuspendGRefusedSendsAgainWhileSysmonsClockStandsStill) {
   EXPECT_GT(refused, 0) << "none of main.main's first 4 instructions was refused";
 }
 
-
-// A goroutine in a system call, at a chained suspendG point inside
-// main.regions's entersyscall region, after a forEachP point: the point's
-// handler held its M until its request came, and the requester, serving
-// the forEachP first, waited for that P to reach a safe point, both to
-// forEachP's 30 s bound (a fuzz campaign's input, one run in five
-// natively). Go's forEachP runs the function on behalf of a P in a system
-// call (taken to _Pidle, as handoffp does), and a handler does not wait
-// behind an earlier request that needs its M: no bound is reached while
-// main runs, with asynchronous preemption off (the campaign's input) or on.
-// (Under load the requester may start its forEachP only after main's last
-// safe point: then it gives up at the run's end, which is no stall.)
 // A point whose source settles without a signal (here sysmon, which under
 // the slow-sysmon mutation never retakes) while a request stands from the
 // point before (preemptone's, its signal taken) lets its goroutine go on:
@@ -282,6 +270,17 @@ TEST(PreemptCase, APointWhoseSourceSettledWithoutASignalDoesNotWaitForOne) {
   }
 }
 
+// A goroutine in a system call, at a chained suspendG point inside
+// main.regions's entersyscall region, after a forEachP point: the point's
+// handler held its M until its request came, and the requester, serving
+// the forEachP first, waited for that P to reach a safe point, both to
+// forEachP's 30 s bound (a fuzz campaign's input, one run in five
+// natively). Go's forEachP runs the function on behalf of a P in a system
+// call (taken to _Pidle, as handoffp does), and a handler does not wait
+// behind an earlier request that needs its M: no bound is reached while
+// main runs, with asynchronous preemption off (the campaign's input) or on.
+// (Under load the requester may start its forEachP only after main's last
+// safe point: then it gives up at the run's end, which is no stall.)
 TEST(PreemptCase, AForEachPRunsOnBehalfOfAPInASystemCall) {
   // The instruction of main.regions's store between entersyscall and
   // exitsyscall (its ops: ... 16 entersyscall, 17 movi, 18 atomic_add).

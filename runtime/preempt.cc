@@ -169,13 +169,12 @@ void Runtime::SysmonSleep(int64_t us) {
 }
 
 bool Runtime::SysmonLook(int64_t timeout_ns) {
-  std::unique_lock<std::mutex> lk(sysmon_mu_);
-  // A pass under way now may have read the clock before the nudge: the
+  // A pass under way now may have read the clock before this call: the
   // one after it is the look asked for.
+  std::unique_lock<std::mutex> lk(sysmon_mu_);
   const uint64_t want = sysmon_passes_begun_ + 1;
-  sysmon_nudges_++;
   lk.unlock();
-  sysmon_cv_.notify_all();  // after the lock (kNotifyUnlocked)
+  NudgeSysmon();
   lk.lock();
   return sysmon_looked_cv_.wait_for(lk, std::chrono::nanoseconds(timeout_ns),
                                     [&] { return sysmon_passes_ended_ >= want || !sysmon_running_; }) &&
