@@ -9,7 +9,7 @@
 #   NAME                   the target, built with those flags
 #   NAME.dict              its dictionary (the -dict= of its BUILD args)
 #   NAME_seed_corpus.zip   its checked-in corpus (fuzz/corpus/...)
-#   NAME.options           its -max_len and -timeout, for libFuzzer
+#   NAME.options           its -max_len, -timeout and -entropic_scale_per_exec_time, for libFuzzer
 #
 # Only x86-64 is fuzzed here: ClusterFuzzLite runs x86-64 targets only, so
 # this is the native amd64 build. The emulated ports (arm64, loong64,
@@ -148,7 +148,7 @@ while IFS=$'\t' read -r label name dict corpora opts; do
     echo "[libfuzzer]"
     for o in $opts; do
       case "$o" in
-        -max_len=*|-timeout=*) k=${o#-}; echo "${k%%=*} = ${o#*=}" ;;
+        -max_len=*|-timeout=*|-entropic_scale_per_exec_time=*) k=${o#-}; echo "${k%%=*} = ${o#*=}" ;;
       esac
     done
   } >"$OUT/$name.options"

@@ -88,7 +88,8 @@ fuzz_round() {
   t0=$(date +%s.%N)
   (cd "$bin.runfiles/safepoint" &&
    timeout -k 10 600 "${pin[@]}" "$SP_TOP/platforms/toolchains/run" --config="$config" "$bin" \
-     -runs="$runs" -seed="$seed" -max_len=512 -rss_limit_mb=2048 -timeout=60 -dict=fuzz/preempt.dict \
+     -runs="$runs" -seed="$seed" -max_len=512 -rss_limit_mb=2048 -timeout=60 -entropic_scale_per_exec_time=1 \
+     -dict=fuzz/preempt.dict \
      -artifact_prefix="$tmp/artifacts/" "${what[@]}") >"$tmp/log" 2>&1
   r=$?
   t1=$(date +%s.%N)

@@ -94,6 +94,12 @@ for n in $names; do
   # The sanitizer is really in there.
   grep -q "$runtime_symbol" "$bin" || die "\$OUT/$n has no $sanitizer sanitizer runtime ($runtime_symbol)"
   [ -s "$OUT/$n.options" ] && grep -q '^\[libfuzzer\]' "$OUT/$n.options" || die "\$OUT/$n.options is missing"
+  # The options a campaign runs with, from the BUILD args (the preemption
+  # fuzzer's energy scaled by execution time among them).
+  if [ "$n" = preempt_fuzz ]; then
+    grep -q '^entropic_scale_per_exec_time = 1$' "$OUT/$n.options" ||
+      die "\$OUT/$n.options does not carry -entropic_scale_per_exec_time=1 from its BUILD args"
+  fi
   args=(-runs=200 -seed=1)
   [ -f "$OUT/$n.dict" ] && args+=(-dict="$OUT/$n.dict")
   corpus="$WORK/corpus-$n"

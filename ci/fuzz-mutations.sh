@@ -107,7 +107,7 @@ for c in "${configs[@]}"; do
     t0=$(date +%s.%N)
     SAFEPOINT_FUZZ_MUTATE=$m timeout $((budget + 120)) "$top/platforms/toolchains/run" --config="$c" \
       "$out/bin/$c/preempt_fuzz" -seed="$seed" -max_total_time="$budget" -max_len=512 -timeout=60 \
-      -rss_limit_mb=2048 -artifact_prefix="$art/" "$corpus" >"$log" 2>&1
+      -rss_limit_mb=2048 -entropic_scale_per_exec_time=1 -artifact_prefix="$art/" "$corpus" >"$log" 2>&1
     status=$?
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
