@@ -67,6 +67,8 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   char* lo = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(p) & ~(page - 1));
   size_t len = static_cast<size_t>((reinterpret_cast<uintptr_t>(p + n) + page - 1) / page * page - reinterpret_cast<uintptr_t>(lo));
   const bool flips = Flips();
+  for (size_t i = (lo - static_cast<char*>(mem_)) / page, e = i + len / page; i < e; i++)
+    written_[i].store(true, std::memory_order_relaxed);
   if (flips) {
     for (size_t i = (lo - static_cast<char*>(mem_)) / page, e = i + len / page; i < e; i++) Isolate(i);
     if (mprotect(lo, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
@@ -125,6 +127,20 @@ bool CodePage::Rewrite(const std::vector<uint8_t>& code) {
     i = j;
   }
   size_ = code.size();
+  for (size_t i = 0; i < mapped_ / page; i++) written_[i].store(false, std::memory_order_relaxed);
+  return true;
+}
+
+bool CodePage::Matches(const std::vector<uint8_t>& code) {
+  if (code.size() != size_) return false;
+  const size_t page = page_;
+  const uint8_t* p = static_cast<const uint8_t*>(mem_);
+  for (size_t i = 0; i < mapped_ / page; i++) {
+    if (!written_[i].load(std::memory_order_relaxed)) continue;
+    size_t lo = i * page, hi = std::min(lo + page, size_);
+    if (lo < hi && memcmp(p + lo, code.data() + lo, hi - lo) != 0) return false;
+    written_[i].store(false, std::memory_order_relaxed);
+  }
   return true;
 }
 

@@ -68,13 +68,23 @@ class CodePage {
   bool Rewrite(const std::vector<uint8_t>& code);
   // Copies n bytes at offset out, for restoring later.
   void Read(uint32_t offset, uint8_t* out, size_t n) const;
+  // True when the code is `code` again (a kept runtime's Reset: no patch
+  // left in it). Only the pages Patch wrote since the code was last found
+  // so (or created, or rewritten) are compared, and found so they are
+  // counted clean again: an execution arms and restores an instruction or
+  // two, and comparing every page of a program whose functions each start
+  // a page of their own was a copy and a compare of tens of KB a reset
+  // (under QEMU, emulated). Patch is the code's one writer besides
+  // Rewrite. No thread may be running the code.
+  bool Matches(const std::vector<uint8_t>& code);
   // True when pages are flipped W^X around each write (under an emulator),
   // false when they are mapped RWX (natively).
   static bool Flips();
 
  private:
   CodePage(void* mem, size_t size, size_t mapped, size_t page)
-      : mem_(mem), size_(size), mapped_(mapped), page_(page), patches_(new std::atomic<uint8_t>[mapped / page]()) {}
+      : mem_(mem), size_(size), mapped_(mapped), page_(page), patches_(new std::atomic<uint8_t>[mapped / page]()),
+        written_(new std::atomic<bool>[mapped / page]()) {}
   // Counts page i's patch and gives it a mapping of its own at the third.
   void Isolate(size_t i);
   void* mem_;
@@ -84,6 +94,8 @@ class CodePage {
   // Per page: patches so far (saturating), or kIsolated.
   static constexpr uint8_t kIsolateAt = 3, kIsolated = 0xff;
   std::unique_ptr<std::atomic<uint8_t>[]> patches_;
+  // Per page: Patch wrote it since Matches last found it as emitted.
+  std::unique_ptr<std::atomic<bool>[]> written_;
 };
 
 }  // namespace safepoint

@@ -191,13 +191,9 @@ bool Runtime::Reset(std::string* why) {
     *why = "sysmon or the collector's worker still runs";
     return false;
   }
-  if (code_) {
-    std::vector<uint8_t> now(emitted_.size());
-    code_->Read(0, now.data(), now.size());
-    if (now != emitted_) {
-      *why = "the code is not as emitted (a patch was left in it)";
-      return false;
-    }
+  if (code_ && !code_->Matches(emitted_)) {
+    *why = "the code is not as emitted (a patch was left in it)";
+    return false;
   }
   // The goroutines and Ms of the run (all stopped): their memory kept for
   // reuse (runtime/mempool.h), the objects gone.

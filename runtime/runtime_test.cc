@@ -168,6 +168,20 @@ TEST(Runtime, AResetRefusesWhatItCannotProveClean) {
     b ^= 0xff;
     ASSERT_TRUE(rt.PatchCode(entry, &b, 1));
     EXPECT_TRUE(rt.Reset(&err)) << "with the byte put back: " << err;
+    // Only the pages written since the last clean reset are compared: a
+    // patch left after one is found as well, on another page (the last
+    // service stub's, past main.main's page) as on the same.
+    for (uint32_t at : {rt.table().funcs.back().entry, entry}) {
+      ASSERT_TRUE(rt.Run("main.main", &err)) << err;
+      ASSERT_TRUE(rt.ReadCode(at, &b, 1));
+      b ^= 0xff;
+      ASSERT_TRUE(rt.PatchCode(at, &b, 1));
+      EXPECT_FALSE(rt.Reset(&err)) << "a patch left at " << at;
+      EXPECT_NE(err.find("not as emitted"), std::string::npos) << err;
+      b ^= 0xff;
+      ASSERT_TRUE(rt.PatchCode(at, &b, 1));
+      EXPECT_TRUE(rt.Reset(&err)) << "with the byte at " << at << " put back: " << err;
+    }
   }
   // A fatal error (a deadlock).
   ASSERT_TRUE(ir::ParseProgram("func main.main\n  wait 1\n  ret\nend\n", &prog, &err)) << err;
