@@ -316,7 +316,13 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
   env.wbflag = reinterpret_cast<uint64_t>(&data_->wbflag);
   for (size_t i = 0; i < kServiceEntries.size(); i++) env.service_fn[i] = reinterpret_cast<uint64_t>(kServiceEntries[i]);
   env.port = &NativePort();
-  env.isolate = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
+  // Each function on a page of its own where a patch makes its page
+  // writable for the write (under an emulator: QEMU then throws away only
+  // that page's translations); natively a patch is a store to RWX code, and
+  // a page per function only made every load and reset move and compare
+  // tens of KB of padding: there functions start 32 bytes apart at least,
+  // as Go's do on amd64.
+  env.isolate = CodePage::Flips() ? static_cast<uint32_t>(sysconf(_SC_PAGESIZE)) : 32;
   xstate_tier_ = ChooseXTier();  // vfill and vdump reach the tier asyncPreempt saves
   env.xtier = xstate_tier_;
   std::unique_ptr<Lowerer> low = NewLowerer(NativePort().name);
