@@ -82,9 +82,9 @@ sweep_rate() {
 fuzz_round() {
   local config=$1 bin=$2 runs=$3 seed=$4 input=${5:-} tmp t0 t1 r done_runs inproc
   tmp=$(mktemp -d) || return 1
-  mkdir "$tmp/corpus" "$tmp/artifacts"
-  local what=("$tmp/corpus" fuzz/corpus/preempt)
-  [ -z "$input" ] || what=("$input")
+  mkdir "$tmp/artifacts"
+  local what=("$input")
+  [ -n "$input" ] || { mkdir "$tmp/corpus"; what=("$tmp/corpus" fuzz/corpus/preempt); }
   t0=$(date +%s.%N)
   (cd "$bin.runfiles/safepoint" &&
    timeout -k 10 600 "${pin[@]}" "$SP_TOP/platforms/toolchains/run" --config="$config" "$bin" \
