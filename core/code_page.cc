@@ -67,12 +67,11 @@ bool CodePage::Patch(uint32_t offset, const uint8_t* bytes, size_t n) {
   char* lo = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(p) & ~(page - 1));
   size_t len = static_cast<size_t>((reinterpret_cast<uintptr_t>(p + n) + page - 1) / page * page - reinterpret_cast<uintptr_t>(lo));
   const bool flips = Flips();
-  for (size_t i = (lo - static_cast<char*>(mem_)) / page, e = i + len / page; i < e; i++)
+  for (size_t i = (lo - static_cast<char*>(mem_)) / page, e = i + len / page; i < e; i++) {
     written_[i].store(true, std::memory_order_relaxed);
-  if (flips) {
-    for (size_t i = (lo - static_cast<char*>(mem_)) / page, e = i + len / page; i < e; i++) Isolate(i);
-    if (mprotect(lo, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
+    if (flips) Isolate(i);
   }
+  if (flips && mprotect(lo, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return false;
   if (n == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
     // One aligned store: a thread fetching the instruction sees the old
     // one or the new one, never half of each.

@@ -169,8 +169,9 @@ TEST(Runtime, AResetRefusesWhatItCannotProveClean) {
     ASSERT_TRUE(rt.PatchCode(entry, &b, 1));
     EXPECT_TRUE(rt.Reset(&err)) << "with the byte put back: " << err;
     // Only the pages written since the last clean reset are compared: a
-    // patch left after one is found as well, on another page (the last
-    // service stub's, past main.main's page) as on the same.
+    // patch left after one is found as well, at the last service stub (on
+    // a page past main.main's where functions start pages of their own,
+    // under an emulator; on the same page natively) and at main.main.
     for (uint32_t at : {rt.table().funcs.back().entry, entry}) {
       ASSERT_TRUE(rt.Run("main.main", &err)) << err;
       ASSERT_TRUE(rt.ReadCode(at, &b, 1));
