@@ -852,7 +852,8 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     sysmon_running_ = true;
   }
   for (int i = 0; i < opts_.settings.gomaxprocs; i++) StartM(i);
-  if (opts_.hooks.collect_at_async_preempt) StartGCWorker();  // (a `gc` starts it otherwise)
+  // (The collector's worker starts with the first collection: a `gc`, or
+  // preemptPark under hooks.collect_at_async_preempt.)
   if (opts_.hooks.sysmon) {
     sysmon_started_ = true;
     sysmon_thread_.Start([](void* a) {

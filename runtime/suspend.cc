@@ -210,6 +210,12 @@ void Runtime::preemptPark(G* gp, bool async) {
   gp->atomicstatus.store(_Gpreempted);
   if (gp->gc_park) {
     gp->gc_park = false;
+    // The collector's worker starts with the run's first collection, as
+    // Go's mark workers do (gcBgMarkStartWorkers): started with every run
+    // of a collecting runtime, it was a thread's start and end, four
+    // context switches on one CPU, in the runs that never collected (two
+    // in five of a fuzzing process's runs that may).
+    StartGCWorker();
     gcRequestAtAsyncPreempt(gp);
   }
   schedule(m);
