@@ -18,11 +18,16 @@
 # (fuzz:preempt_fuzz, -c opt, pinned to the same one CPU as async_bench so
 # that the two figures are comparable): 5 rounds, each from a fresh empty
 # corpus plus the seed corpus fuzz/corpus/preempt with -seed=ROUND and a
-# fixed -runs (6000 natively, 2000 emulated: 5 to 20 s a round either
-# way), its rate the runs over the round's wall time (start-up and the
-# seed corpus included; libFuzzer's own exec/s is an integer that counts
-# part of the corpus read only); then armed rate / fuzz exec/s, the cost
-# of an execution over a bare checked preemption (issue 30: within 10x).
+# fixed -runs (30000 natively, 8000 emulated: 5 to 20 s a round either
+# way; at 6000 and 2000, as they were, a round had shrunk to 1.4 s
+# natively and 4 s on arm64, a fifth of it the process's start and its
+# first read of the 167 seeds, each a new program and often a new
+# runtime, and the stacks', runtimes' and corpus's warm-up besides: a
+# campaign's rate is its hours', and start-up is not in them), its rate
+# the runs over the round's wall time (start-up and the seed corpus still
+# included; libFuzzer's own exec/s is an integer that counts part of the
+# corpus read only); then armed rate / fuzz exec/s, the cost of an
+# execution over a bare checked preemption (issue 30: within 10x).
 # Beside it, from the same rounds, the rate inside the process (the
 # fuzzer's own report of where each execution went, summed: start-up and
 # libFuzzer's set-up left out, the seeds' executions kept); and the rate
@@ -146,7 +151,7 @@ for c in "${configs[@]}"; do
   # The preemption fuzzer's executions per second, on the CPU async_bench
   # had: 5 rounds of a fixed number of runs, about 10 s a round.
   read -r -a pin < <(sp_one_cpu)
-  case $(sp_config_mode "$c") in native) runs=6000 ;; *) runs=2000 ;; esac
+  case $(sp_config_mode "$c") in native) runs=30000 ;; *) runs=8000 ;; esac
   rates=() inside=() floor=()
   for round in 1 2 3 4 5; do
     read -r r i < <(fuzz_round "$c" "$bin/fuzz/preempt_fuzz" "$runs" "$round") || rc=1

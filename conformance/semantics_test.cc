@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/runtime_under_test.h"
 #include "harness/scenario.h"
 #include "harness/sweep.h"
 #include "oracle/semantics.h"
@@ -180,6 +181,86 @@ end
 }
 
 // The interpreter refuses what it cannot define the same for every port.
+// Where the code may run, as the interpreter ran it (oracle::MayRun, what
+// the preemption fuzzer answers never-reached instructions by): the
+// operations run and not run, a function called and one never called, the
+// services called and not, and a goroutine a `go` starts, all of which may
+// run (whenever it does). Each claim is checked against a run as well: an
+// instruction said never run is armed, and the run must not reach it.
+TEST(Semantics, TheInterpreterSaysWhereTheCodeMayRun) {
+  ir::Program prog;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram(R"(
+func main.main frame=16
+  movi r1, 0
+  jz r1, over
+  call main.never
+over:
+  call main.once
+  go main.spin
+  movi r2, 7
+  st g[1], r2
+  ret
+end
+func main.once frame=16
+  gosched
+  ret
+end
+func main.never frame=16
+  sleep 10
+  ret
+end
+func main.spin frame=0
+  movi r1, 3
+  addi r1, 1
+  ret
+end
+)", &prog, &err)) << err;
+  std::vector<uint64_t> g;
+  std::vector<uint8_t> vdump;
+  oracle::MayRun may;
+  ASSERT_TRUE(oracle::InterpretEndState(prog, "main.main", oracle::VectorLayout{}, &g, &vdump, &err, 1000, &may)) << err;
+  auto index = [&](const std::string& name) { return static_cast<size_t>(prog.Find(name) - prog.funcs.data()); };
+  const size_t main_fn = index("main.main"), once = index("main.once"), never = index("main.never"), spin = index("main.spin");
+  ASSERT_EQ(may.entered.size(), prog.funcs.size());
+  EXPECT_TRUE(may.entered[main_fn]);
+  EXPECT_TRUE(may.entered[once]);
+  EXPECT_FALSE(may.entered[never]);
+  EXPECT_TRUE(may.entered[spin]) << "a goroutine a go starts may run";
+  EXPECT_EQ(may.ops[spin], std::vector<bool>(prog.funcs[spin].body.size(), true));
+  EXPECT_EQ(may.ops[never], std::vector<bool>(prog.funcs[never].body.size(), false));
+  // main's `call main.never` (operation 2) was jumped over; the rest ran
+  // (but the label jumped to, which is no instruction).
+  ASSERT_EQ(prog.funcs[main_fn].body[2].op, ir::Op::kCall);
+  EXPECT_FALSE(may.ops[main_fn][2]);
+  for (size_t i = 0; i < may.ops[main_fn].size(); i++)
+    if (i != 2 && prog.funcs[main_fn].body[i].op != ir::Op::kLabel)
+      EXPECT_TRUE(may.ops[main_fn][i]) << "main's operation " << i;
+  EXPECT_TRUE(may.services[static_cast<size_t>(ir::Service::kGosched)]);
+  EXPECT_TRUE(may.services[static_cast<size_t>(ir::Service::kGo)]);
+  EXPECT_TRUE(may.services[static_cast<size_t>(ir::Service::kGoexit)]) << "every goroutine ends in goexit";
+  EXPECT_FALSE(may.services[static_cast<size_t>(ir::Service::kSleep)]);
+  // The run agrees: armed at each instruction of main.never and of the
+  // sleep stub, it reaches none; armed at main.once's first, it does.
+  Runtime loaded(RuntimeOptions{});
+  ASSERT_TRUE(loaded.Load(prog, &err)) << err;
+  const FuncTable table = loaded.table();
+  int armed = 0;
+  for (size_t k = 0; k < table.insns.size(); k++) {
+    const FuncInfo* f = table.Find(table.insns[k]);
+    ASSERT_NE(f, nullptr);
+    const bool in_never = f->name == "main.never", in_sleep = f->name == ir::ServiceSymbol(ir::Service::kSleep);
+    const bool first_of_once = f->name == "main.once" && table.insns[k] == f->entry;
+    if (!in_never && !in_sleep && !first_of_once) continue;
+    harness::Observation o;
+    ASSERT_TRUE(harness::ObserveAt(prog, "main.main", harness::ReferenceRuntimeFactory(RuntimeOptions{}), table, k, &o));
+    ASSERT_TRUE(o.ran) << o.run_error;
+    EXPECT_EQ(o.trapped, first_of_once) << f->name << "+" << (table.insns[k] - f->entry);
+    armed++;
+  }
+  EXPECT_GE(armed, 4);
+}
+
 TEST(Semantics, TheInterpreterRefusesWhatIsNotPortable) {
   ir::Program prog;
   std::string err;

@@ -420,6 +420,38 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
   return true;
 }
 
+bool ObserveUnreachedAt(const ir::Program& prog, const FuncTable& table, size_t k, const Observation& run,
+                        Observation* out, const std::vector<ChainPoint>& then) {
+  if (!run.ran || run.trapped || run.pc < run.off) return false;
+  Observation o;
+  if (!PointAt(prog, table, k, &o)) return false;
+  // What the run did, as it did it: nothing was armed where it went.
+  o.ran = true;
+  o.end = run.end;
+  o.collections = run.collections, o.objects_freed = run.objects_freed, o.freed_accesses = run.freed_accesses;
+  o.events = run.events;
+  o.events_dropped = run.events_dropped;
+  o.source = run.source;
+  o.frame = run.frame;  // (none: nothing trapped)
+  // Where k is in the run's code.
+  const uintptr_t base = run.pc - run.off;
+  o.pc = base + o.off;
+  o.op_start = base + OpStart(table, k);
+  o.entry = base + o.func_entry;
+  for (const ChainPoint& c : then) {
+    Observation p;
+    if (!PointAt(prog, table, c.k, &p)) return false;
+    p.source = c.src;
+    p.ran = true;
+    p.pc = base + p.off;
+    p.op_start = base + OpStart(table, p.k);
+    p.entry = base + p.func_entry;
+    o.then.push_back(std::move(p));
+  }
+  *out = std::move(o);
+  return true;
+}
+
 namespace {
 
 // The sweep's watchdog: a thread that waits for each instruction to finish

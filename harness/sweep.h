@@ -95,6 +95,14 @@ bool RunBaseline(const ir::Program& prog, const std::string& main, const Runtime
 // after the one before's, its decision the first at that PC after it.
 bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, const FuncTable& table,
                size_t k, Observation* o, const std::vector<ChainPoint>& then = {});
+// The observation ObserveAt would make at instruction k (and its chain)
+// where the program never reaches k: `run`, a completed run of the same
+// program under the same runtime settings whose armed instruction was not
+// reached either (an unpreempted run, then, as this one would be), with k's
+// own place (and its chain's) instead of run's. False when k belongs to no
+// function, or `run` is not such a run.
+bool ObserveUnreachedAt(const ir::Program& prog, const FuncTable& table, size_t k, const Observation& run,
+                        Observation* o, const std::vector<ChainPoint>& then = {});
 // Runs `main` once unpreempted, then once armed at each instruction of a
 // generated function; calls observe for each. False with *err when the
 // program has no `main` or the unpreempted run fails. `proceed`, if given,

@@ -232,7 +232,37 @@ struct BaselineLess {
 struct Reference {
   harness::Baseline base;  // its end state an unpreempted run's, or predicted
   bool predicted = false;
+  // With a prediction: where the code may run (MayRun), and the first armed
+  // run that never reached its armed instruction and was judged sound (its
+  // end state the predicted one), shared by the reference's copies and
+  // set once, under g_mu. An instruction the program never reaches is
+  // answered from that run (harness::ObserveUnreachedAt), not run again:
+  // without a preemption the run is the unpreempted one, whichever
+  // unreached instruction was armed.
+  MayRun may_run;
+  struct Unreached {
+    std::shared_ptr<const harness::Observation> run;
+  };
+  std::shared_ptr<Unreached> unreached = std::make_shared<Unreached>();
 };
+
+// Whether the unpreempted run of a predicted program never reaches the
+// instruction at `pos`: one of an operation the interpreter never ran, the
+// entry of a function it never called, or the stub of a service no
+// operation it ran called. Not the morestack path after a body (stack
+// growth is the runtime's business), nor runtime code that is no service's
+// stub.
+bool NeverReached(const ir::Program& prog, const MayRun& may, const IrPosition& pos) {
+  if (pos.stub) {
+    const size_t s = static_cast<size_t>(pos.service);
+    return pos.service != ir::Service::kCount && s < may.services.size() && !may.services[s];
+  }
+  if (pos.fn == nullptr || pos.after_body) return false;
+  const size_t f = static_cast<size_t>(pos.fn - prog.funcs.data());
+  if (f >= prog.funcs.size() || f >= may.entered.size()) return false;
+  if (pos.op < 0) return !may.entered[f];
+  return static_cast<size_t>(pos.op) < may.ops[f].size() && !may.ops[f][static_cast<size_t>(pos.op)];
+}
 std::mutex g_mu;
 // A reference once kept here is never changed (a change is made to a copy,
 // which is kept instead).
@@ -252,17 +282,18 @@ VectorLayout LayoutOf(const PortInfo& port, int tier) {
 }  // namespace
 
 // (200,000 operations: beyond, a run is cheaper to make than to predict.)
-bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end) {
+bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end, MayRun* may_run) {
   if (tier < 0) return false;
   std::string why;
-  return InterpretEndState(prog, "main.main", LayoutOf(NativePort(), tier), &end->globals, &end->vdump, &why, 200'000);
+  return InterpretEndState(prog, "main.main", LayoutOf(NativePort(), tier), &end->globals, &end->vdump, &why, 200'000,
+                           may_run);
 }
 
 namespace {
 // Where RunCase's time goes, for the fuzzer's report (CaseTimeSummary).
 struct PhaseClock {
   std::atomic<int64_t> ns[4] = {};
-  std::atomic<int64_t> cases{0}, baselines{0}, reached{0}, predicted{0}, contradicted{0};
+  std::atomic<int64_t> cases{0}, baselines{0}, reached{0}, predicted{0}, contradicted{0}, answered{0};
 };
 PhaseClock g_phases;
 int64_t NowNs() {
@@ -282,13 +313,14 @@ std::string CaseTimeSummary() {
   int64_t n = g_phases.cases.load();
   if (n == 0) return "no cases run";
   const char* names[4] = {"parse", "unpreempted run", "armed run", "judge"};
-  char b[256];
+  char b[512];
   snprintf(b, sizeof b,
            "%lld cases (%lld unpreempted runs, %lld predicted from the program's meaning of which %lld were "
-           "contradicted by an armed run and run, the rest cached; the armed instruction reached in %lld): per case",
+           "contradicted by an armed run and run, the rest cached; the armed instruction reached in %lld; %lld "
+           "armed where the program never goes, answered from an earlier such run): per case",
            static_cast<long long>(n), static_cast<long long>(g_phases.baselines.load()),
            static_cast<long long>(g_phases.predicted.load()), static_cast<long long>(g_phases.contradicted.load()),
-           static_cast<long long>(g_phases.reached.load()));
+           static_cast<long long>(g_phases.reached.load()), static_cast<long long>(g_phases.answered.load()));
   std::string s = b;
   for (int i = 0; i < 4; i++) {
     snprintf(b, sizeof b, "%s %s %.0f us", i ? "," : "", names[i], g_phases.ns[i].load() / 1e3 / n);
@@ -359,7 +391,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
       std::unique_ptr<harness::RuntimeUnderTest> rt = make();
       if (!rt->Load(prog, err)) return r;
       base.table = rt->table();
-      ref.predicted = c.predict && PredictEndState(prog, rt->xstate_tier(), &base.end);
+      ref.predicted = c.predict && PredictEndState(prog, rt->xstate_tier(), &base.end, &ref.may_run);
       if (ref.predicted && c.edit_prediction) c.edit_prediction(&base.end);
       if (ref.predicted) {
         g_phases.predicted.fetch_add(1);
@@ -385,7 +417,17 @@ CaseResult RunCase(const Case& c, std::string* err) {
   std::vector<harness::ChainPoint> then;
   for (const Case::Point& p : c.then) then.push_back({p.armed % r.instructions, p.source});
   Lap(1, &t);
-  if (!harness::ObserveAt(prog, "main.main", make, base.table, k, &r.obs, then)) {
+  std::shared_ptr<const harness::Observation> unreached_run;
+  if (ref.predicted && c.answer_unreached && !c.edit_prediction) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    unreached_run = ref.unreached->run;
+  }
+  bool answered = unreached_run && NeverReached(prog, ref.may_run, harness::PositionOf(prog, base.table, k)) &&
+                  harness::ObserveUnreachedAt(prog, base.table, k, *unreached_run, &r.obs, then);
+  if (answered) {
+    r.answered = true;
+    g_phases.answered.fetch_add(1);
+  } else if (!harness::ObserveAt(prog, "main.main", make, base.table, k, &r.obs, then)) {
     *err = "instruction " + std::to_string(k) + " belongs to no function";
     return r;
   }
@@ -427,6 +469,13 @@ CaseResult RunCase(const Case& c, std::string* err) {
     r.judgement = Judge(NativePort(), state, held->base.end, r.obs, &held->base.table);
   }
   r.judgement.semantics = semantics;
+  // The first sound run that never reached its armed instruction answers
+  // for the instructions the program never reaches from now on.
+  if (!answered && ref.predicted && c.answer_unreached && !c.edit_prediction && r.obs.ran && !r.obs.trapped &&
+      r.judgement.ok() && held->predicted) {
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!held->unreached->run) held->unreached->run = std::make_shared<const harness::Observation>(r.obs);
+  }
   Lap(3, &t);
   r.ok = true;
   if (!r.judgement.lost.empty() && c.opts.settings.xstate_scan == XStateScan::kGo126) {

@@ -36,6 +36,7 @@
 #include "harness/generator.h"
 
 #include "oracle/judge.h"
+#include "oracle/semantics.h"
 #include "runtime/options.h"
 
 namespace safepoint::oracle {
@@ -66,6 +67,12 @@ struct Case {
   // judged against a real unpreempted run, and a real unpreempted run that
   // differs from the prediction is a finding of the semantics oracle.
   bool predict = true;
+  // An armed instruction a predicted program never reaches (an operation
+  // the interpreter never ran, a function it never called) is answered from
+  // the first such run of the program under the same settings, judged
+  // sound, instead of run again: the run would be the same unpreempted run
+  // (the fuzzer's third of its cases). False: every case is run.
+  bool answer_unreached = true;
   // Tests: changes a prediction before it is used (a wrong one, to see the
   // semantics oracle catch it).
   std::function<void(harness::EndState*)> edit_prediction;
@@ -102,6 +109,9 @@ struct CaseResult {
   // The program the observation's positions point into (kept alive with it).
   std::shared_ptr<const ir::Program> program;
   harness::Observation obs;
+  // obs answered from an earlier run that never reached its armed
+  // instruction, the program never reaching this one (Case::answer_unreached).
+  bool answered = false;
   size_t instructions = 0;  // in the program's function table
   uint32_t code_bytes = 0;  // the loaded program's code, from its entry offset 0
 };
@@ -117,7 +127,8 @@ CaseResult RunCase(const Case& c, std::string* err);
 // program's load); false where that cannot be predicted (outside the
 // interpreter's subset, a vdump of values only a run shows, a tier of -1,
 // more than 200,000 operations).
-bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end);
+// With `may_run`, also where the program's code may run (oracle/semantics.h).
+bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end, MayRun* may_run = nullptr);
 
 // Where RunCase's time went in this process, per case: parsing the
 // program, its unpreempted run (when not cached), the armed run, the

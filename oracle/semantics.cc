@@ -40,6 +40,14 @@ struct Interp {
   std::vector<uint8_t> vdump;
   bool vfilled = false;
   int64_t vseed = 0;
+  // Where the code ran, when asked for (InterpretEndState).
+  MayRun* may_run = nullptr;
+  size_t IndexOf(const ir::Function& f) const { return static_cast<size_t>(&f - prog.funcs.data()); }
+  void Entered(const ir::Function& f) {
+    if (may_run == nullptr) return;
+    size_t k = IndexOf(f);
+    may_run->entered[k] = true;
+  }
 
   // The word at address `at` of an object or a live frame, or nullptr;
   // for a frame's slot, *set is its stored flag's vector and *idx its index.
@@ -111,8 +119,14 @@ struct Interp {
     std::map<std::string, size_t> labels;
     for (size_t k = 0; k < f.body.size(); k++)
       if (f.body[k].op == ir::Op::kLabel) labels[f.body[k].target] = k;
+    Entered(f);
+    std::vector<bool>* ran = may_run ? &may_run->ops[IndexOf(f)] : nullptr;
     for (size_t pc = 0; pc < f.body.size(); pc++) {
       const ir::Insn& i = f.body[pc];
+      if (ran) {
+        (*ran)[pc] = true;
+        if (i.op == ir::Op::kService) may_run->services[static_cast<size_t>(i.service)] = true;
+      }
       if (++steps > max_steps) return Fail(i, "runs more than " + std::to_string(max_steps) + " operations");
       uint64_t a = 0, b = 0;
       using ir::Op;
@@ -249,6 +263,10 @@ struct Interp {
                          o == Op::kLabel || o == Op::kJmp || o == Op::kJnz || o == Op::kJz || o == Op::kRet;
               }
               if (!silent) return Fail(i, "go of a goroutine that may leave state is outside the interpreter's subset");
+              if (may_run) {  // it may run, whenever: all of it
+                Entered(*t);
+                may_run->ops[IndexOf(*t)].assign(t->body.size(), true);
+              }
               for (int k = 1; k < ir::kPortableRegs; k++) defined[k] = false, port_value[k] = false;
               break;
             }
@@ -307,7 +325,7 @@ bool Interpret(const ir::Program& prog, const std::string& main, std::vector<uin
 
 bool InterpretEndState(const ir::Program& prog, const std::string& main, const VectorLayout& layout,
                        std::vector<uint64_t>* globals, std::vector<uint8_t>* vdump, std::string* err,
-                       uint64_t max_steps) {
+                       uint64_t max_steps, MayRun* may_run) {
   for (const auto& [off, size] : layout.regs)
     if (off + size > static_cast<uint32_t>(ir::kVDumpBytes)) {
       *err = "a vector register beyond a dump area's bytes";
@@ -321,6 +339,14 @@ bool InterpretEndState(const ir::Program& prog, const std::string& main, const V
   Interp in(prog, max_steps);
   in.layout = &layout;
   in.vdump.assign(static_cast<size_t>(ir::kVDumpAreas) * ir::kVDumpBytes, 0);
+  if (may_run) {
+    may_run->entered.assign(prog.funcs.size(), false);
+    may_run->ops.resize(prog.funcs.size());
+    for (size_t k = 0; k < prog.funcs.size(); k++) may_run->ops[k].assign(prog.funcs[k].body.size(), false);
+    may_run->services.assign(static_cast<size_t>(ir::Service::kCount), false);
+    may_run->services[static_cast<size_t>(ir::Service::kGoexit)] = true;
+    in.may_run = may_run;
+  }
   if (!in.Call(*f, 0)) {
     *err = in.err;
     return false;

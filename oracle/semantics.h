@@ -47,6 +47,21 @@ struct VectorLayout {
   std::vector<std::pair<uint32_t, uint32_t>> regs;  // offset, size
 };
 
+// Where a program's code may run, as the interpreter ran it: `ops[f][i]`
+// for operation i of prog.funcs[f], `entered[f]` for a function called,
+// `services[s]` for a service an operation it ran called (the runtime's
+// stub for it runs then; goexit's, where every goroutine ends, always). A
+// function a `go` starts (one that only computes in registers, whenever it
+// runs, if ever) counts as entered with every operation run: the
+// interpreter does not say when, or whether, it runs. Everything else not
+// marked never runs in an unpreempted run of a program the interpreter
+// predicts: a deterministic program of one goroutine.
+struct MayRun {
+  std::vector<std::vector<bool>> ops;
+  std::vector<bool> entered;
+  std::vector<bool> services;  // by ir::Service
+};
+
 // What a program leaves: its globals, and its vector dump areas
 // (ir::kVDumpAreas areas of ir::kVDumpBytes, zero where nothing was
 // dumped) as `vdump` stores the registers of `layout`. Within the
@@ -55,9 +70,10 @@ struct VectorLayout {
 // the runtime's own values, which only a run shows). The reference an armed
 // run is judged against where the unpreempted run need not be made
 // (oracle/preempt_case.cc); false with *err where it cannot be predicted.
+// With `may_run`, also where the code may run (MayRun).
 bool InterpretEndState(const ir::Program& prog, const std::string& main, const VectorLayout& layout,
                        std::vector<uint64_t>* globals, std::vector<uint8_t>* vdump, std::string* err,
-                       uint64_t max_steps = 10'000'000);
+                       uint64_t max_steps = 10'000'000, MayRun* may_run = nullptr);
 
 }  // namespace safepoint::oracle
 

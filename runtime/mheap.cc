@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "runtime/mempool.h"
 #include "runtime/runtime.h"
@@ -48,7 +50,9 @@ void Runtime::HeapInit() {
     CountFreshMapping(Mapping::kHeap);
   }
   heap_base_ = reinterpret_cast<uintptr_t>(mem);
-  heap_objs_.reset(new HeapObj[heap_pages_]);
+  static_assert(std::is_trivially_copyable_v<HeapObj> && std::is_aggregate_v<HeapObj>, "an unused HeapObj is zero bytes");
+  heap_objs_.reset(static_cast<HeapObj*>(calloc(heap_pages_, sizeof(HeapObj))));
+  if (!heap_objs_) Throw("out of memory", "cannot allocate the heap's object table");
 }
 
 // Every page back to inaccessible in one call (the pages a run handed out

@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -665,7 +666,13 @@ class Runtime {
   size_t heap_page_ = 0, heap_pages_ = 0, heap_next_ = 0;
   bool heap_reused_ = false;  // a kept reservation: pages zeroed as handed out
   size_t heap_high_ = 0;      // pages ever handed out from this reservation (across Resets)
-  std::unique_ptr<HeapObj[]> heap_objs_;
+  // Zeroed memory (calloc): an all-zero HeapObj is an unused one, and only
+  // the entries a run reaches are ever touched (constructed, the 8192
+  // entries were 128 KB written, 32 page faults, in every fresh runtime).
+  struct FreeHeapObjs {
+    void operator()(HeapObj* p) const { free(p); }
+  };
+  std::unique_ptr<HeapObj[], FreeHeapObjs> heap_objs_;
   bool gc_marking_ = false;          // heap_mu_: allocate black
   std::vector<int64_t> gc_work_;     // heap_mu_: marked, not yet scanned
   int64_t gc_cycles_ = 0;            // heap_mu_: collections begun (what freed_by names)
