@@ -471,8 +471,10 @@ CaseResult RunCase(const Case& c, std::string* err) {
   r.judgement.semantics = semantics;
   // The first sound run that never reached its armed instruction answers
   // for the instructions the program never reaches from now on.
-  if (!answered && ref.predicted && c.answer_unreached && !c.edit_prediction && r.obs.ran && !r.obs.trapped &&
-      r.judgement.ok() && held->predicted) {
+  // (held, not ref: a contradiction above replaced the reference, and ref
+  // may be gone with it.)
+  if (!answered && held->predicted && c.answer_unreached && !c.edit_prediction && r.obs.ran && !r.obs.trapped &&
+      r.judgement.ok()) {
     std::lock_guard<std::mutex> lk(g_mu);
     if (!held->unreached->run) held->unreached->run = std::make_shared<const harness::Observation>(r.obs);
   }
