@@ -180,7 +180,6 @@ end
   ExpectSameAsTheInterpreter("the collection sweep's program", prog);
 }
 
-// The interpreter refuses what it cannot define the same for every port.
 // Where the code may run, as the interpreter ran it (oracle::MayRun, what
 // the preemption fuzzer answers never-reached instructions by): the
 // operations run and not run, a function called and one never called, the
@@ -261,6 +260,7 @@ end
   EXPECT_GE(armed, 4);
 }
 
+// The interpreter refuses what it cannot define the same for every port.
 TEST(Semantics, TheInterpreterRefusesWhatIsNotPortable) {
   ir::Program prog;
   std::string err;

@@ -355,20 +355,35 @@ bool PointAt(const ir::Program& prog, const FuncTable& table, size_t k, Observat
   o->pos = PositionOf(prog, table, k);
   return true;
 }
+
+// Where instruction k and its chain's points are, before the run: false
+// when one belongs to no function.
+bool PointsAt(const ir::Program& prog, const FuncTable& table, size_t k, const std::vector<ChainPoint>& then,
+              Observation* o) {
+  if (!PointAt(prog, table, k, o)) return false;
+  for (const ChainPoint& c : then) {
+    Observation p;
+    if (!PointAt(prog, table, c.k, &p)) return false;
+    p.source = c.src;
+    o->then.push_back(std::move(p));
+  }
+  return true;
+}
+
+// A point's absolute PCs, its code loaded at `base`.
+void PlaceAt(const FuncTable& table, uintptr_t base, Observation* o) {
+  o->pc = base + o->off;
+  o->op_start = base + OpStart(table, o->k);
+  o->entry = base + o->func_entry;
+}
 }  // namespace
 
 bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFactory& make, const FuncTable& table,
                size_t k, Observation* out, const std::vector<ChainPoint>& then) {
   Observation o;
-  if (!PointAt(prog, table, k, &o)) return false;
+  if (!PointsAt(prog, table, k, then, &o)) return false;
   std::vector<ArmPoint> chain;
-  for (const ChainPoint& c : then) {
-    Observation p;
-    if (!PointAt(prog, table, c.k, &p)) return false;
-    p.source = c.src;
-    o.then.push_back(std::move(p));
-    chain.push_back({table.insns[c.k], c.src});
-  }
+  for (const ChainPoint& c : then) chain.push_back({table.insns[c.k], c.src});
   std::unique_ptr<RuntimeUnderTest> rt = make();
   o.ran = rt->Load(prog, &o.run_error) && rt->ArmAt(o.off, &o.run_error) && rt->ArmThen(chain, &o.run_error) &&
           rt->Run(main, &o.run_error);
@@ -384,9 +399,7 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
   // frame table at an accepted point may crash the walk that follows); the
   // end state only for one that completed.
   if (rt->code_base() != 0) {
-    o.pc = rt->code_base() + o.off;
-    o.op_start = rt->code_base() + OpStart(table, k);
-    o.entry = rt->code_base() + o.func_entry;
+    PlaceAt(table, rt->code_base(), &o);
     // The armed point's trap is the first at its PC (a chained point at the
     // same instruction traps there again later); `from` is where it is.
     size_t from = evs.size();
@@ -399,9 +412,7 @@ bool ObserveAt(const ir::Program& prog, const std::string& main, const RuntimeFa
     // The chain: each point's trap after the one before's.
     for (Observation& p : o.then) {
       p.ran = o.ran;
-      p.pc = rt->code_base() + p.off;
-      p.op_start = rt->code_base() + OpStart(table, p.k);
-      p.entry = rt->code_base() + p.func_entry;
+      PlaceAt(table, rt->code_base(), &p);
       size_t i = from + 1;
       while (i < evs.size() && !(evs[i].kind == Ev::kTrap && evs[i].pc == p.pc)) i++;
       if (from >= evs.size() || i >= evs.size()) break;  // not reached: nor are the points after it
@@ -424,7 +435,7 @@ bool ObserveUnreachedAt(const ir::Program& prog, const FuncTable& table, size_t 
                         Observation* out, const std::vector<ChainPoint>& then) {
   if (!run.ran || run.trapped || run.pc < run.off) return false;
   Observation o;
-  if (!PointAt(prog, table, k, &o)) return false;
+  if (!PointsAt(prog, table, k, then, &o)) return false;
   // What the run did, as it did it: nothing was armed where it went.
   o.ran = true;
   o.end = run.end;
@@ -433,20 +444,12 @@ bool ObserveUnreachedAt(const ir::Program& prog, const FuncTable& table, size_t 
   o.events_dropped = run.events_dropped;
   o.source = run.source;
   o.frame = run.frame;  // (none: nothing trapped)
-  // Where k is in the run's code.
+  // Where k and the chain's points are in the run's code.
   const uintptr_t base = run.pc - run.off;
-  o.pc = base + o.off;
-  o.op_start = base + OpStart(table, k);
-  o.entry = base + o.func_entry;
-  for (const ChainPoint& c : then) {
-    Observation p;
-    if (!PointAt(prog, table, c.k, &p)) return false;
-    p.source = c.src;
+  PlaceAt(table, base, &o);
+  for (Observation& p : o.then) {
     p.ran = true;
-    p.pc = base + p.off;
-    p.op_start = base + OpStart(table, p.k);
-    p.entry = base + p.func_entry;
-    o.then.push_back(std::move(p));
+    PlaceAt(table, base, &p);
   }
   *out = std::move(o);
   return true;

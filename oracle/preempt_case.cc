@@ -417,8 +417,10 @@ CaseResult RunCase(const Case& c, std::string* err) {
   std::vector<harness::ChainPoint> then;
   for (const Case::Point& p : c.then) then.push_back({p.armed % r.instructions, p.source});
   Lap(1, &t);
+  // (Not for a test's edited prediction: its case alone.)
+  const bool answering = c.answer_unreached && !c.edit_prediction;
   std::shared_ptr<const harness::Observation> unreached_run;
-  if (ref.predicted && c.answer_unreached && !c.edit_prediction) {
+  if (ref.predicted && answering) {
     std::lock_guard<std::mutex> lk(g_mu);
     unreached_run = ref.unreached->run;
   }
@@ -473,8 +475,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   // for the instructions the program never reaches from now on.
   // (held, not ref: a contradiction above replaced the reference, and ref
   // may be gone with it.)
-  if (!answered && held->predicted && c.answer_unreached && !c.edit_prediction && r.obs.ran && !r.obs.trapped &&
-      r.judgement.ok()) {
+  if (!answered && answering && held->predicted && r.obs.ran && !r.obs.trapped && r.judgement.ok()) {
     std::lock_guard<std::mutex> lk(g_mu);
     if (!held->unreached->run) held->unreached->run = std::make_shared<const harness::Observation>(r.obs);
   }

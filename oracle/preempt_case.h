@@ -68,10 +68,11 @@ struct Case {
   // differs from the prediction is a finding of the semantics oracle.
   bool predict = true;
   // An armed instruction a predicted program never reaches (an operation
-  // the interpreter never ran, a function it never called) is answered from
-  // the first such run of the program under the same settings, judged
-  // sound, instead of run again: the run would be the same unpreempted run
-  // (the fuzzer's third of its cases). False: every case is run.
+  // the interpreter never ran, a function it never called, a service's
+  // stub no operation it ran called) is answered from the first such run
+  // of the program under the same settings, judged sound, instead of run
+  // again: the run would be the same unpreempted run (the fuzzer's third
+  // of its cases). False: every case is run.
   bool answer_unreached = true;
   // Tests: changes a prediction before it is used (a wrong one, to see the
   // semantics oracle catch it).

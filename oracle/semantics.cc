@@ -44,9 +44,7 @@ struct Interp {
   MayRun* may_run = nullptr;
   size_t IndexOf(const ir::Function& f) const { return static_cast<size_t>(&f - prog.funcs.data()); }
   void Entered(const ir::Function& f) {
-    if (may_run == nullptr) return;
-    size_t k = IndexOf(f);
-    may_run->entered[k] = true;
+    if (may_run) may_run->entered[IndexOf(f)] = true;
   }
 
   // The word at address `at` of an object or a live frame, or nullptr;

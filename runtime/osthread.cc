@@ -9,7 +9,6 @@
 #include <linux/futex.h>
 
 #include <atomic>
-#include <climits>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -95,6 +94,9 @@ void FutexWait(std::atomic<uint32_t>* word, uint32_t seen) {
 void FutexWakeAll(std::atomic<uint32_t>* word) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
 }
+// Whether `finished` has reached work `gen` (the counters wrap: compared by
+// their difference).
+bool Reached(uint32_t finished, uint32_t gen) { return static_cast<int32_t>(finished - gen) >= 0; }
 
 }  // namespace
 
@@ -236,12 +238,10 @@ void OSThread::Join() {
   if (worker_ == nullptr) return;
   Worker* w = worker_;
   const uint32_t gen = static_cast<uint32_t>(gen_);
-  // (Counters compared by their difference: they wrap.)
-  auto ended = [&] { return static_cast<int32_t>(w->finished.load(std::memory_order_seq_cst) - gen) >= 0; };
-  while (!ended()) {
+  while (!Reached(w->finished.load(std::memory_order_seq_cst), gen)) {
     w->joiners.fetch_add(1, std::memory_order_seq_cst);
     uint32_t seen = w->finished.load(std::memory_order_seq_cst);
-    if (static_cast<int32_t>(seen - gen) < 0) FutexWait(&w->finished, seen);
+    if (!Reached(seen, gen)) FutexWait(&w->finished, seen);
     w->joiners.fetch_sub(1, std::memory_order_seq_cst);
   }
   worker_ = nullptr;
