@@ -31,15 +31,18 @@ class Keeper {
     static auto* k = new Keeper;  // leaked: used until the process exits
     return *k;
   }
-  // One kept under these options, with this program loaded if there is
-  // one; else nullptr.
+  // One kept under these options, with this program's code (loaded, or
+  // shelved: Runtime::LoadKept) if there is one; else nullptr.
   std::unique_ptr<Kept> Take(const KeepAs& keep) {
     std::lock_guard<std::mutex> lk(mu_);
+    // Else the least recently kept under these options: the program is
+    // emitted into it, and its least recently loaded program given up.
     size_t pick = kept_.size();
-    for (size_t i = 0; i < kept_.size(); i++) {
+    bool has = false;
+    for (size_t i = 0; i < kept_.size() && !has; i++) {
       if (kept_[i]->options != keep.options) continue;
-      pick = i;
-      if (kept_[i]->program == keep.program) break;
+      has = kept_[i]->rt->HasKept(keep.program);
+      if (has || pick == kept_.size()) pick = i;
     }
     if (pick == kept_.size()) {
       counts_.fresh++;
@@ -47,7 +50,7 @@ class Keeper {
     }
     std::unique_ptr<Kept> k = std::move(kept_[pick]);
     kept_.erase(kept_.begin() + static_cast<long>(pick));
-    (k->program == keep.program ? counts_.reused_loaded : counts_.reused_reloaded)++;
+    (!has ? counts_.reused_reloaded : k->program == keep.program ? counts_.reused_loaded : counts_.reused_shelved)++;
     return k;
   }
   void Give(std::unique_ptr<Kept> k) {
@@ -131,7 +134,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
   }
   bool Load(const ir::Program& prog, std::string* err) override {
     if (loaded_) return true;  // a kept runtime, this program loaded
-    if (!rt_->Load(prog, err)) return false;
+    if (!(keep_->on() ? rt_->LoadKept(prog, keep_->program, err) : rt_->Load(prog, err))) return false;
     loaded_ = true;
     kept_->program = keep_->program;
     return true;
@@ -229,8 +232,9 @@ KeptRuntimeCounts KeptRuntimeCountsNow() { return Keeper::Get().counts(); }
 std::string KeptRuntimeSummary() {
   KeptRuntimeCounts c = KeptRuntimeCountsNow();
   std::string s = "runtimes: " + std::to_string(c.fresh) + " made fresh, " +
-                  std::to_string(c.reused_loaded + c.reused_reloaded) + " reset and reused (" +
-                  std::to_string(c.reused_reloaded) + " with another program loaded), " + std::to_string(c.failed()) +
+                  std::to_string(c.reused_loaded + c.reused_shelved + c.reused_reloaded) + " reset and reused (" +
+                  std::to_string(c.reused_shelved) + " switched back to the program's shelved code, " +
+                  std::to_string(c.reused_reloaded) + " with another program emitted), " + std::to_string(c.failed()) +
                   " not reset";
   if (!c.reset_failed.empty()) {
     s += " (";

@@ -112,12 +112,14 @@ std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts,
 RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src = RequestSource::kPreemptOne,
                                        bool sysmon_clock = false, KeepAs keep = {});
 // What the kept runtimes did in this process: made fresh (none kept for
-// the options), reused with their program loaded, reused with another
-// program loaded into them, and reset failures by reason (each a runtime
-// destroyed instead of kept).
+// the options), reused with their program loaded, reused with the
+// program's code shelved in them (Runtime::LoadKept switches back to it),
+// reused with another program emitted into them, and reset failures by
+// reason (each a runtime destroyed instead of kept).
 struct KeptRuntimeCounts {
   long fresh = 0;
   long reused_loaded = 0;
+  long reused_shelved = 0;
   long reused_reloaded = 0;
   std::map<std::string, long> reset_failed;
   long failed() const {
@@ -127,7 +129,8 @@ struct KeptRuntimeCounts {
   }
 };
 KeptRuntimeCounts KeptRuntimeCountsNow();
-// "runtimes: N made fresh, N reset and reused (N with another program), N
+// "runtimes: N made fresh, N reset and reused (N switched back to the
+// program's shelved code, N with another program emitted), N
 // not reset (why: n, ...)": one line for a fuzzer's report.
 std::string KeptRuntimeSummary();
 

@@ -114,6 +114,19 @@ std::vector<std::string> MixedInputs() {
     r[2] = static_cast<char>(r[2] + 11);
     in.push_back(r);
   }
+  // Programs A, B, C, then A and B again, under one settings on one
+  // thread: the kept runtime switches back to A's shelved code
+  // (Runtime::LoadKept), then to B's.
+  if (random.size() >= 3) {
+    std::vector<std::string> abc(random.begin(), random.begin() + 3);
+    for (std::string& r : abc) r[0] = 0;
+    for (const std::string& r : abc) in.push_back(r);
+    for (size_t i = 0; i < 2; i++) {
+      std::string r = abc[i];
+      r[2] = static_cast<char>(r[2] + 5);
+      in.push_back(r);
+    }
+  }
   return in;
 }
 
@@ -168,6 +181,7 @@ TEST(KeptRuntime, BehavesExactlyAsAFreshOneOverMixedInputs) {
   EXPECT_GE(events_compared, 30u);
   EXPECT_GT(after.reused_loaded, before.reused_loaded) << "no kept runtime was reused with its program loaded";
   EXPECT_GT(after.reused_reloaded, before.reused_reloaded) << "no kept runtime took another program";
+  EXPECT_GT(after.reused_shelved, before.reused_shelved) << "no kept runtime switched back to a shelved program";
 }
 
 }  // namespace

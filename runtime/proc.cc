@@ -301,6 +301,64 @@ void Runtime::Throw(const char* msg, const std::string& detail) {
 }
 
 bool Runtime::Load(const ir::Program& prog, std::string* err) {
+  Emitted out;
+  if (!EmitProgram(prog, &out, err)) return false;
+  // A runtime loading another program (after Reset, every M stopped)
+  // writes it over its old code where it fits.
+  if (!code_ || !code_->Rewrite(out.code)) {
+    code_ = CodePage::Create(out.code, err);
+    if (!code_) return false;
+  }
+  key_.clear();
+  Install(std::move(out.code), std::move(out.table), out.goexit);
+  return true;
+}
+
+bool Runtime::LoadKept(const ir::Program& prog, const std::string& key, std::string* err) {
+  if (code_ && key_ == key) return true;
+  for (size_t i = 0; i < shelf_.size(); i++) {
+    if (shelf_[i].key != key) continue;
+    Shelved back = std::move(shelf_[i]);
+    shelf_.erase(shelf_.begin() + static_cast<long>(i));
+    ShelveCurrent();  // (the shelf has room: it just gave this one back; Load's code, keyless, is unmapped)
+    code_ = std::move(back.code);
+    key_ = key;
+    Install(std::move(back.emitted), std::move(back.table), back.goexit_off);
+    return true;
+  }
+  Emitted out;
+  if (!EmitProgram(prog, &out, err)) return false;
+  // Written over the code of the program the shelf gives up, where it fits.
+  std::unique_ptr<CodePage> spare = ShelveCurrent();
+  if (!spare || !spare->Rewrite(out.code)) {
+    spare = CodePage::Create(out.code, err);
+    if (!spare) return false;
+  }
+  code_ = std::move(spare);
+  key_ = key;
+  Install(std::move(out.code), std::move(out.table), out.goexit);
+  return true;
+}
+
+bool Runtime::HasKept(const std::string& key) const {
+  if (code_ && key_ == key) return true;
+  for (const Shelved& s : shelf_)
+    if (s.key == key) return true;
+  return false;
+}
+
+std::unique_ptr<CodePage> Runtime::ShelveCurrent() {
+  if (!code_) return nullptr;
+  if (key_.empty()) return std::move(code_);  // Load's: no key to find it by
+  shelf_.push_back({std::move(key_), std::move(code_), std::move(emitted_), std::move(table_), goexit_off_});
+  key_.clear();
+  if (shelf_.size() <= kShelved) return nullptr;
+  std::unique_ptr<CodePage> out = std::move(shelf_.front().code);
+  shelf_.erase(shelf_.begin());
+  return out;
+}
+
+bool Runtime::EmitProgram(const ir::Program& prog, Emitted* out, std::string* err) {
   if (!ParseGodebug(opts_.settings.godebug, &debug_, err)) return false;
   if (opts_.settings.gomaxprocs < 1 || opts_.settings.gomaxprocs > 64) {
     *err = "GOMAXPROCS must be in [1, 64]";
@@ -330,24 +388,20 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
     *err = "no lowerer registered for port " + std::string(NativePort().name);
     return false;
   }
-  Emitted out;
-  if (!Emit(*low, prog, env, &out, err)) return false;
+  if (!Emit(*low, prog, env, out, err)) return false;
   if (heap_base_ == 0) HeapInit();
-  // A runtime loading another program (after Reset, every M stopped)
-  // writes it over its old code where it fits.
-  if (!code_ || !code_->Rewrite(out.code)) {
-    code_ = CodePage::Create(out.code, err);
-    if (!code_) return false;
-  }
-  emitted_ = std::move(out.code);
-  table_ = std::move(out.table);
-  if (opts_.hooks.edit_table) opts_.hooks.edit_table(table_);
-  if (opts_.mutations.pcsp_late) OpenFramesLate(&table_);
-  goexit_off_ = out.goexit;
+  if (opts_.hooks.edit_table) opts_.hooks.edit_table(out->table);
+  if (opts_.mutations.pcsp_late) OpenFramesLate(&out->table);
+  return true;
+}
+
+void Runtime::Install(std::vector<uint8_t> code, FuncTable table, uint32_t goexit) {
+  emitted_ = std::move(code);
+  table_ = std::move(table);
+  goexit_off_ = goexit;
   InitAsync();
   handshakes_.assign(ir::kGlobals, false);
   waiters_.assign(ir::kGlobals, {});
-  return true;
 }
 
 // The pcsp_late mutation: each generated function's first SP move is

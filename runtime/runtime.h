@@ -42,6 +42,8 @@
 
 namespace safepoint {
 
+struct Emitted;  // platforms/emitter.h
+
 class CodePage;
 struct PortInfo;
 class Runtime;
@@ -264,6 +266,18 @@ class Runtime {
   // Emits the program for the native port and maps it. Errors: a program
   // the port cannot lower, or a system call failure.
   bool Load(const ir::Program& prog, std::string* err);
+  // Load for a runtime kept across many programs (a fuzzing process's,
+  // harness/reference.cc), the program known by `key` (its text): the
+  // code of the programs loaded before (up to kShelved, the least recently
+  // loaded given up first) stays mapped under their keys, and loading one
+  // of them again switches back to its code without emitting it again and
+  // without a write to it (under QEMU its translations survive: a program
+  // loaded afresh is translated afresh, whole). Only after Reset (or
+  // before any Run), as Load.
+  bool LoadKept(const ir::Program& prog, const std::string& key, std::string* err);
+  // True when LoadKept has `key`'s code (loaded, or shelved).
+  bool HasKept(const std::string& key) const;
+  static constexpr size_t kShelved = 16;
   // Runs `main_fn` as the main goroutine on the calling thread (M0) with
   // GOMAXPROCS Ps, until it returns; then stops every M. False with *err if
   // the runtime could not run it or could not stop its Ms.
@@ -599,6 +613,27 @@ class Runtime {
   std::vector<uint8_t> emitted_;  // the code as Load wrote it (Reset's check)
   FuncTable table_;
   uint32_t goexit_off_ = 0;
+  // A program LoadKept loaded, its code mapped: the current one's parts
+  // are the four above (key_ its key), the others' are shelved here.
+  struct Shelved {
+    std::string key;
+    std::unique_ptr<CodePage> code;
+    std::vector<uint8_t> emitted;
+    FuncTable table;
+    uint32_t goexit_off = 0;
+  };
+  std::string key_;                // the current program's LoadKept key ("": none, or Load's)
+  std::vector<Shelved> shelf_;     // least recently loaded first
+  // The current program onto the shelf; the code page it no longer holds
+  // (the least recently loaded program's when the shelf is full, or a
+  // program Load loaded, which has no key), for reuse, or nullptr.
+  std::unique_ptr<CodePage> ShelveCurrent();
+  // Emits the program for the native port, its table edited as the hooks
+  // and mutations say (Load's and LoadKept's first half).
+  bool EmitProgram(const ir::Program& prog, Emitted* out, std::string* err);
+  // The code (as written to code_), table and goexit entry of a program,
+  // made the current one.
+  void Install(std::vector<uint8_t> code, FuncTable table, uint32_t goexit);
   // Old stacks copystack left, inaccessible until every M has stopped
   // (RetireStack); copystack runs on any M, and on the collector's worker.
   std::mutex retired_mu_;

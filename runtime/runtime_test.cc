@@ -149,6 +149,78 @@ TEST(Runtime, AResetRuntimeRunsItsProgramAgainAsAFreshOneDoes) {
   }
 }
 
+// A runtime kept across programs (Runtime::LoadKept): switching back to a
+// program loaded before takes its code as it was, at the same address with
+// the same table, and runs it as a fresh runtime does; past kShelved other
+// programs it is given up, and loaded again afresh.
+TEST(Runtime, AKeptRuntimeSwitchesBackToAShelvedProgramAsLoaded) {
+  ir::Program reset_prog;
+  std::string err;
+  ASSERT_TRUE(ir::ParseProgram(kResetProgram, &reset_prog, &err)) << err;
+  RuntimeOptions opts;
+  opts.hooks.sysmon = false;
+  std::vector<std::string> fresh;
+  std::vector<uint64_t> fresh_globals;
+  {
+    Runtime rt(opts);
+    ASSERT_TRUE(rt.Load(reset_prog, &err)) << err;
+    ASSERT_TRUE(rt.Run("main.main", &err)) << err;
+    fresh = Normalized(rt);
+    for (int i = 0; i < ir::kGlobals; i++) fresh_globals.push_back(rt.global(i));
+  }
+  // Other programs: each stores its number in g[3].
+  auto other = [](int n) {
+    return "func main.main\n  movi r1, " + std::to_string(n) + "\n  st g[3], r1\n  ret\nend\n";
+  };
+  Runtime rt(opts);
+  auto load_run = [&](const std::string& text, std::vector<std::string>* ev, std::vector<uint64_t>* globals) {
+    ir::Program p;
+    ASSERT_TRUE(ir::ParseProgram(text, &p, &err)) << err;
+    ASSERT_TRUE(rt.LoadKept(p, text, &err)) << err;
+    ASSERT_TRUE(rt.Run("main.main", &err)) << err;
+    if (ev) *ev = Normalized(rt);
+    if (globals)
+      for (int i = 0; i < ir::kGlobals; i++) globals->push_back(rt.global(i));
+    ASSERT_TRUE(rt.Reset(&err)) << err;
+  };
+  std::vector<std::string> ev;
+  std::vector<uint64_t> globals;
+  load_run(kResetProgram, &ev, &globals);
+  const uintptr_t base = rt.code_base();
+  const FuncTable table = rt.table();
+  EXPECT_EQ(ev, fresh) << FirstDifference(ev, fresh);
+  std::vector<uint64_t> g3;
+  load_run(other(1), nullptr, &g3);
+  EXPECT_EQ(g3[3], 1u);
+  EXPECT_NE(rt.code_base(), base) << "the second program was written over the first one's code";
+  EXPECT_TRUE(rt.HasKept(kResetProgram)) << "the first program's code was not kept";
+  // Back to the first: its code where it was, its table, its run.
+  ev.clear(), globals.clear();
+  load_run(kResetProgram, &ev, &globals);
+  EXPECT_EQ(rt.code_base(), base);
+  EXPECT_EQ(rt.table().insns, table.insns);
+  ASSERT_EQ(rt.table().funcs.size(), table.funcs.size());
+  for (size_t i = 0; i < table.funcs.size(); i++) {
+    EXPECT_EQ(rt.table().funcs[i].name, table.funcs[i].name);
+    EXPECT_EQ(rt.table().funcs[i].entry, table.funcs[i].entry);
+    EXPECT_EQ(rt.table().funcs[i].end, table.funcs[i].end);
+  }
+  EXPECT_EQ(ev, fresh) << "after switching back: " << FirstDifference(ev, fresh);
+  EXPECT_EQ(globals, fresh_globals);
+  // kShelved other programs later it is given up; loaded again, afresh.
+  for (size_t n = 2; n < Runtime::kShelved + 3; n++) {
+    g3.clear();
+    load_run(other(static_cast<int>(n)), nullptr, &g3);
+    EXPECT_EQ(g3[3], n) << "program " << n << " ran another's code";
+  }
+  EXPECT_FALSE(rt.HasKept(kResetProgram)) << "more programs kept than kShelved";
+  EXPECT_TRUE(rt.HasKept(other(static_cast<int>(Runtime::kShelved + 2))));
+  ev.clear(), globals.clear();
+  load_run(kResetProgram, &ev, &globals);
+  EXPECT_EQ(ev, fresh) << "loaded again: " << FirstDifference(ev, fresh);
+  EXPECT_EQ(globals, fresh_globals);
+}
+
 TEST(Runtime, AResetRefusesWhatItCannotProveClean) {
   ir::Program prog;
   std::string err;
