@@ -17,7 +17,7 @@ struct Kept {
   std::unique_ptr<Runtime> rt;
   ManualClock* clock = nullptr;  // sysmon's, when it runs on one
   std::shared_ptr<SaveAreaImage> save;
-  std::string options, program;  // its keys: the program it has loaded
+  std::string options;  // its key; the programs it has are the runtime's (Runtime::HasKept)
 };
 
 // The kept runtimes of the process, the most recently kept last. A fuzz
@@ -35,8 +35,8 @@ class Keeper {
   // shelved: Runtime::LoadKept) if there is one; else nullptr.
   std::unique_ptr<Kept> Take(const KeepAs& keep) {
     std::lock_guard<std::mutex> lk(mu_);
-    // Else the least recently kept under these options: the program is
-    // emitted into it, and its least recently loaded program given up.
+    // None has it: the least recently kept under these options, the
+    // program emitted into it and its least recently loaded one given up.
     size_t pick = kept_.size();
     bool has = false;
     for (size_t i = 0; i < kept_.size() && !has; i++) {
@@ -50,7 +50,7 @@ class Keeper {
     }
     std::unique_ptr<Kept> k = std::move(kept_[pick]);
     kept_.erase(kept_.begin() + static_cast<long>(pick));
-    (!has ? counts_.reused_reloaded : k->program == keep.program ? counts_.reused_loaded : counts_.reused_shelved)++;
+    (!has ? counts_.reused_reloaded : k->rt->IsLoaded(keep.program) ? counts_.reused_loaded : counts_.reused_shelved)++;
     return k;
   }
   void Give(std::unique_ptr<Kept> k) {
@@ -91,7 +91,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
                    std::shared_ptr<const KeepAs> keep)
       : src_(src), keep_(std::move(keep)), kept_(keep_->on() ? Keeper::Get().Take(*keep_) : nullptr) {
     if (kept_) {
-      loaded_ = kept_->program == keep_->program;
+      loaded_ = kept_->rt->IsLoaded(keep_->program);
     } else {
       kept_ = std::make_unique<Kept>();
       kept_->clock = src == RequestSource::kSysmon || sysmon_clock ? new ManualClock : nullptr;
@@ -136,7 +136,6 @@ class ReferenceRuntime : public RuntimeUnderTest {
     if (loaded_) return true;  // a kept runtime, this program loaded
     if (!(keep_->on() ? rt_->LoadKept(prog, keep_->program, err) : rt_->Load(prog, err))) return false;
     loaded_ = true;
-    kept_->program = keep_->program;
     return true;
   }
   bool ArmAt(uint32_t off, std::string* err) override { return Arm(*rt_, off, err, src_, clock_); }

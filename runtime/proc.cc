@@ -302,20 +302,13 @@ void Runtime::Throw(const char* msg, const std::string& detail) {
 
 bool Runtime::Load(const ir::Program& prog, std::string* err) {
   Emitted out;
-  if (!EmitProgram(prog, &out, err)) return false;
   // A runtime loading another program (after Reset, every M stopped)
   // writes it over its old code where it fits.
-  if (!code_ || !code_->Rewrite(out.code)) {
-    code_ = CodePage::Create(out.code, err);
-    if (!code_) return false;
-  }
-  key_.clear();
-  Install(std::move(out.code), std::move(out.table), out.goexit);
-  return true;
+  return EmitProgram(prog, &out, err) && WriteCode(std::move(code_), "", &out, err);
 }
 
 bool Runtime::LoadKept(const ir::Program& prog, const std::string& key, std::string* err) {
-  if (code_ && key_ == key) return true;
+  if (IsLoaded(key)) return true;
   for (size_t i = 0; i < shelf_.size(); i++) {
     if (shelf_[i].key != key) continue;
     Shelved back = std::move(shelf_[i]);
@@ -327,21 +320,23 @@ bool Runtime::LoadKept(const ir::Program& prog, const std::string& key, std::str
     return true;
   }
   Emitted out;
-  if (!EmitProgram(prog, &out, err)) return false;
   // Written over the code of the program the shelf gives up, where it fits.
-  std::unique_ptr<CodePage> spare = ShelveCurrent();
-  if (!spare || !spare->Rewrite(out.code)) {
-    spare = CodePage::Create(out.code, err);
+  return EmitProgram(prog, &out, err) && WriteCode(ShelveCurrent(), key, &out, err);
+}
+
+bool Runtime::WriteCode(std::unique_ptr<CodePage> spare, const std::string& key, Emitted* out, std::string* err) {
+  if (!spare || !spare->Rewrite(out->code)) {
+    spare = CodePage::Create(out->code, err);
     if (!spare) return false;
   }
   code_ = std::move(spare);
   key_ = key;
-  Install(std::move(out.code), std::move(out.table), out.goexit);
+  Install(std::move(out->code), std::move(out->table), out->goexit);
   return true;
 }
 
 bool Runtime::HasKept(const std::string& key) const {
-  if (code_ && key_ == key) return true;
+  if (IsLoaded(key)) return true;
   for (const Shelved& s : shelf_)
     if (s.key == key) return true;
   return false;

@@ -277,6 +277,8 @@ class Runtime {
   bool LoadKept(const ir::Program& prog, const std::string& key, std::string* err);
   // True when LoadKept has `key`'s code (loaded, or shelved).
   bool HasKept(const std::string& key) const;
+  // True when `key`'s program is the one LoadKept loaded last.
+  bool IsLoaded(const std::string& key) const { return code_ && key_ == key; }
   static constexpr size_t kShelved = 16;
   // Runs `main_fn` as the main goroutine on the calling thread (M0) with
   // GOMAXPROCS Ps, until it returns; then stops every M. False with *err if
@@ -631,6 +633,10 @@ class Runtime {
   // Emits the program for the native port, its table edited as the hooks
   // and mutations say (Load's and LoadKept's first half).
   bool EmitProgram(const ir::Program& prog, Emitted* out, std::string* err);
+  // An emitted program written over `spare`'s pages where it fits (else
+  // into new ones) and made the current one, under `key` (Load's second
+  // half, and LoadKept's for a program it does not have).
+  bool WriteCode(std::unique_ptr<CodePage> spare, const std::string& key, Emitted* out, std::string* err);
   // The code (as written to code_), table and goexit entry of a program,
   // made the current one.
   void Install(std::vector<uint8_t> code, FuncTable table, uint32_t goexit);
