@@ -46,6 +46,11 @@ void EventLog::BindThread(int m, int p) {
   tls_event_p = p;
 }
 
+void EventLog::ThreadBinding(int* m, int* p) {
+  *m = tls_event_m;
+  *p = tls_event_p;
+}
+
 EventLog::EventLog(size_t capacity, bool times)
     : buf_(new Event[capacity]), cap_(capacity), times_(times), ready_(new std::atomic<bool>[capacity]()) {
   // (Every flag false: a value-initialized atomic holds false, written by

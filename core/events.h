@@ -125,6 +125,8 @@ class EventLog {
   // Names the calling thread's M and P for the events it records from now on
   // (a thread-local, so the signal handler's events carry them too).
   static void BindThread(int m, int p);
+  // What BindThread last named on the calling thread.
+  static void ThreadBinding(int* m, int* p);
   void Clear();
   std::string Dump(size_t max = 200) const;
 

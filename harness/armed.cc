@@ -174,7 +174,8 @@ void RecordTrapRegisters(const ucontext_t* uc, const M* m, const G* gp, uintptr_
 
 // The requester of the armed instruction's request when it is not the trap
 // handler itself (RequestSource): a thread that sleeps on `wake` until the
-// handler posts it (sem_post is async-signal-safe) or Disarm ends it.
+// handler posts it (sem_post is async-signal-safe), from one arm to the
+// next (Disarm quiesces it: QuiesceRequester).
 // Each post has its own slot, filled before the post and read once by the
 // requester: a chain's next point may be posted while the requester still
 // serves the one before (a sysmon or forEachP point the handler does not
@@ -191,9 +192,21 @@ struct Requester {
   };
   ManualClock* clock = nullptr;
   Runtime* rt = nullptr;
-  OSThread thread;  // parked between arms, not ended (runtime/osthread.h)
+  // Started by the first arm that needs it and kept for the process,
+  // waiting on `wake` between arms (started and joined at every arm, its
+  // start and its end were four context switches an armed run, on a
+  // fuzzing process's one CPU: the most of what a sysmon, suspendG or
+  // forEachP request cost over preemptone's). `pid`: the process that
+  // started it (a fork's child has no thread behind the copy).
+  OSThread thread;
+  pid_t pid = 0;
   sem_t wake;
-  std::atomic<bool> stop{false};
+  // The arm is over (or not begun): serve nothing, and end a serve under
+  // way. Set by Quiesce, which then waits for `busy` to drop; the
+  // requester publishes `busy` before it reads `stop` (both sequentially
+  // consistent), so one of the two always sees the other.
+  std::atomic<bool> stop{true};
+  std::atomic<bool> busy{false};
   Post posts[kMaxArmThen + 1];  // one per point of a chain, in order
   std::atomic<size_t> posted{0};
   size_t served = 0;  // the requester's own
@@ -214,19 +227,23 @@ bool RequestReached(Runtime& rt, G* gp, M* m) {
 
 void RequestOnce(Requester& q, Requester::Post& post);
 
-// One request per post of `wake`, each from its slot, until Disarm stops it
-// (a chain posts once per point whose source is not the trap handler).
+// Every post of `wake`, each from its slot, while an arm lasts (a chain
+// posts once per point whose source is not the trap handler); then waits
+// for the next arm's.
 void Request(Requester& q) {
   for (;;) {
     if (sem_wait(&q.wake) != 0) {
       if (errno == EINTR) continue;
       return;
     }
-    // Disarmed (before the trap, or after the chain): Disarm's post has no slot.
-    if (q.stop.load() || q.served >= q.posted.load(std::memory_order_acquire)) return;
-    RequestOnce(q, q.posts[q.served++]);
-    // Settled: a handler waiting for it, or behind it, looks again.
-    for (size_t i = 0, n = q.posted.load(); i < n && i <= kMaxArmThen; i++) Runtime::KickTrapWaiter(q.posts[i].m.load());
+    q.busy.store(true);
+    while (!q.stop.load() && q.served < q.posted.load(std::memory_order_acquire)) {
+      RequestOnce(q, q.posts[q.served++]);
+      // Settled: a handler waiting for it, or behind it, looks again.
+      for (size_t i = 0, n = q.posted.load(); i < n && i <= kMaxArmThen; i++)
+        Runtime::KickTrapWaiter(q.posts[i].m.load());
+    }
+    q.busy.store(false);
   }
 }
 
@@ -283,16 +300,21 @@ void RequestOnce(Requester& q, Requester::Post& post) {
   }
 }
 
-// The requester's thread, parked between arms (false: it cannot start).
+// The requester's thread, started once a process (false: it cannot start).
 bool StartRequester() {
-  return g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req);
+  if (g_req.thread.joinable() && g_req.pid == ProcessId()) return true;
+  if (g_req.thread.joinable()) new (&g_req.thread) OSThread;  // a fork's child: the parent's thread is not here
+  if (!g_req.thread.Start([](void* q) { Request(*static_cast<Requester*>(q)); }, &g_req)) return false;
+  g_req.pid = ProcessId();
+  return true;
 }
 
-void EndRequester() {
-  if (!g_req.thread.joinable()) return;
+// The arm's requests are over: none served from now on, and none under
+// way when this returns (a serve ends within its own bounds once `stop`
+// is seen).
+void QuiesceRequester() {
   g_req.stop.store(true);
-  sem_post(&g_req.wake);
-  g_req.thread.Join();
+  while (g_req.busy.load()) sched_yield();
 }
 
 // The chain's next point, armed by the trap handler of the one before
@@ -550,18 +572,15 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
     *err = "arm: cannot patch the code page";
     return false;
   }
-  EndRequester();
+  QuiesceRequester();
   static std::once_flag sem_once;
   std::call_once(sem_once, [] { sem_init(&g_req.wake, 0, 0); });
-  while (sem_trywait(&g_req.wake) == 0) {
-  }
   g_armed.src = src;
   g_armed.nthen = g_armed.next = 0;
   g_armed.past[0] = off;
   g_armed.npast = 1;
   g_req.clock = clock;
   g_req.rt = &rt;
-  g_req.stop.store(false);
   for (Requester::Post& p : g_req.posts) p.settled.store(false), p.gp.store(nullptr), p.m.store(nullptr);
   g_req.posted.store(0);
   g_req.served = 0;
@@ -570,6 +589,7 @@ bool Arm(Runtime& rt, uint32_t off, std::string* err, RequestSource src, ManualC
     *err = "arm: cannot start the requester's thread";
     return false;
   }
+  g_req.stop.store(false);  // (after the slots: a stale post of `wake` finds none)
   g_armed.owner.store(&rt);
   g_armed.rt.store(&rt);
   return true;
@@ -593,7 +613,7 @@ bool ArmThen(Runtime& rt, const std::vector<ArmPoint>& then, std::string* err) {
     }
     needs_requester = needs_requester || p.src != RequestSource::kPreemptOne;
   }
-  if (needs_requester && !g_req.thread.joinable() && !StartRequester()) {
+  if (needs_requester && !StartRequester()) {
     *err = "arm: cannot start the requester's thread";
     return false;
   }
@@ -624,7 +644,7 @@ bool TakeTrapRegisters(const M* m, const G* gp, uintptr_t pc, RegisterImage* out
 }
 
 void Disarm(Runtime& rt) {
-  if (g_req.rt == &rt) EndRequester();
+  if (g_req.rt == &rt) QuiesceRequester();
   Runtime* want = &rt;
   if (g_armed.rt.compare_exchange_strong(want, nullptr)) rt.PatchCode(g_armed.off, g_armed.saved, g_armed.len);
   want = &rt;

@@ -80,8 +80,9 @@ struct RuntimeHooks {
   Clock* clock = nullptr;
   // sysmon's alone, where it is not `clock`: a harness that moves sysmon's
   // time by hand while the rest paces itself on real time, as Go's does.
-  // sysmon's sleeps are then on that time too: it looks when the harness
-  // asks (Runtime::NudgeSysmon), not every 20 us of real time.
+  // sysmon is then driven: it passes when the harness asks
+  // (Runtime::SysmonLook), each pass run on the asking thread, not every
+  // 20 us of real time on a thread of its own.
   Clock* sysmon_clock = nullptr;
   bool exit_on_main_return = false;  // _exit(0) as soon as main returns (child processes)
   size_t event_capacity = 1 << 17;   // events kept; more are counted as dropped

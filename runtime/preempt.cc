@@ -47,7 +47,9 @@ Reason canPreemptM(const M* mp) {
 
 bool Runtime::preemptone(P* pp, Source src) {
   M* mp = pp->m.load();
-  M* self = CurrentM();
+  // (sysmon's M holds no P: a driven sysmon's pass may run on an M's
+  // thread, a test's callback, and is still not that M.)
+  M* self = src == Source::kSysmon ? nullptr : CurrentM();
   if (mp == nullptr) {
     events_.Record(Ev::kSkip, 0, Reason::kNoM, 0, pp->id, src);
     return false;
@@ -169,6 +171,20 @@ void Runtime::SysmonSleep(int64_t us) {
 }
 
 bool Runtime::SysmonLook(int64_t timeout_ns) {
+  if (sysmon_driven()) {
+    // One pass, here, as sysmon's M; passes one at a time, and none once
+    // the run has ended (Run's end clears sysmon_running_ under the lock).
+    std::lock_guard<std::mutex> lk(sysmon_mu_);
+    if (!sysmon_running_) return false;
+    sysmon_passes_begun_++;
+    int m, p;
+    EventLog::ThreadBinding(&m, &p);
+    EventLog::BindThread(opts_.settings.gomaxprocs, -1);
+    retake(sysmon_clock_->Now());
+    EventLog::BindThread(m, p);
+    sysmon_passes_ended_++;
+    return true;
+  }
   // A pass under way now may have read the clock before this call: the
   // one after it is the look asked for.
   std::unique_lock<std::mutex> lk(sysmon_mu_);

@@ -903,7 +903,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
   for (int i = 0; i < opts_.settings.gomaxprocs; i++) StartM(i);
   // (The collector's worker starts with the first collection: a `gc`, or
   // preemptPark under hooks.collect_at_async_preempt.)
-  if (opts_.hooks.sysmon) {
+  if (opts_.hooks.sysmon && !sysmon_driven()) {
     sysmon_started_ = true;
     sysmon_thread_.Start([](void* a) {
       // sysmon runs on an M of its own, without a P, as in Go.
@@ -946,6 +946,9 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     sysmon_stop_.store(true);
     NudgeSysmon();
     sysmon_thread_.Join();
+  } else if (sysmon_driven()) {
+    std::lock_guard<std::mutex> lk(sysmon_mu_);  // (after a pass under way)
+    sysmon_running_ = false;
   }
   StopGCWorker();
   abandoned_ms_ = running_ms_.load();

@@ -481,6 +481,10 @@ class Runtime {
   // timeout_ns; false when none ended in time or sysmon does not run. The
   // harness's look is then a handshake, not a wait on sysmon's clock reads
   // spent yielding the CPU to whoever else was runnable.
+  // A driven sysmon (hooks.sysmon_clock: no thread of its own) makes the
+  // pass here, on the caller's thread, recorded as sysmon's M, while the
+  // run lasts: the same pass at the same moment, without the two context
+  // switches a handshake costs on each side.
   bool SysmonLook(int64_t timeout_ns);
 
   // The heap and the collector (runtime/mheap.cc, runtime/mgc.cc).
@@ -698,6 +702,8 @@ class Runtime {
   // it runs (from Run's start of it to the end of its loop).
   uint64_t sysmon_passes_begun_ = 0, sysmon_passes_ended_ = 0;
   bool sysmon_running_ = false;
+  // hooks.sysmon on hooks.sysmon_clock: no sysmon thread; SysmonLook passes.
+  bool sysmon_driven() const { return opts_.hooks.sysmon && opts_.hooks.sysmon_clock != nullptr; }
   std::condition_variable sysmon_looked_cv_;  // a pass ended, or sysmon's loop
   void SysmonSleep(int64_t us);
 

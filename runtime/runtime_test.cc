@@ -709,11 +709,15 @@ TEST(Runtime, ASleeperIsNotADeadlock) {
   EXPECT_EQ(rt->events().Count(Ev::kDeadlock), 0u);
 }
 
-// sysmon on a harness's clock (hooks.sysmon_clock) looks when it is asked
-// to, not every 20 us of real time: each SysmonLook during the run is one
-// pass (one read of that clock), ended when it returns, and a run whose
-// main then sleeps 5 ms (sysmon's own pace on real time: 50 looks in its
-// first millisecond) reads it once more at most, at its end.
+// sysmon on a harness's clock (hooks.sysmon_clock) is driven: each
+// SysmonLook during the run is one pass (one read of that clock), made on
+// the asking thread and ended when it returns, and none is made otherwise
+// (a run whose main then sleeps 5 ms, 50 passes on real time in its first
+// millisecond, reads it no more). A pass is sysmon's: its retake, once the
+// clock has moved past forcePreemptNS, is recorded as sysmon's M (no P),
+// and requests the preemption of the goroutine running on the asking M
+// itself (sysmon's M is never the one it preempts); the asking thread's
+// own events are its M's again after the look.
 TEST(Runtime, SysmonOnAHarnessClockLooksWhenAsked) {
   ManualClock clock;
   RuntimeOptions o;
@@ -721,23 +725,49 @@ TEST(Runtime, SysmonOnAHarnessClockLooksWhenAsked) {
   o.hooks.sysmon_clock = &clock;
   std::vector<bool> looked;
   std::vector<uint64_t> reads;  // the clock's reads during each look
+  int before_m = -2, before_p = -2, after_m = -2, after_p = -2;
   o.hooks.callbacks.push_back([&](Runtime& rt, G*) {
     for (int i = 0; i < 3; i++) {
       const uint64_t before = clock.reads();
       looked.push_back(rt.SysmonLook(10'000'000'000));
       reads.push_back(clock.reads() - before);
     }
+    EventLog::ThreadBinding(&before_m, &before_p);
+    clock.Advance(kForcePreemptNS);
+    looked.push_back(rt.SysmonLook(10'000'000'000));
+    EventLog::ThreadBinding(&after_m, &after_p);
   });
   std::unique_ptr<Runtime> rt;
   std::string err;
   ASSERT_TRUE(RunProgram("func main.main\n  callback 0\n  sleep 5000000\n  ret\nend\n", std::move(o), &rt, &err))
       << err;
-  ASSERT_EQ(looked.size(), 3u);
+  ASSERT_EQ(looked.size(), 4u);
   for (int i = 0; i < 3; i++) {
     EXPECT_TRUE(looked[i]) << "look " << i << " did not end within 10 s";
     EXPECT_EQ(reads[i], 1u) << "look " << i << ": sysmon's reads of its clock";
   }
-  EXPECT_LE(clock.reads(), 4u) << "sysmon looked at its clock on its own";
+  EXPECT_TRUE(looked[3]) << "the look after the clock moved";
+  EXPECT_EQ(clock.reads(), 4u) << "sysmon looked at its clock other than when asked";
+  EXPECT_EQ(before_m, 0);
+  EXPECT_EQ(before_p, 0);
+  EXPECT_EQ(after_m, before_m) << "the asking M's events are recorded as its own again after a look";
+  EXPECT_EQ(after_p, before_p);
+  size_t retakes = 0, requests = 0;
+  for (const Event& e : rt->events().Snapshot()) {
+    if (e.kind == Ev::kRetake) {
+      retakes++;
+      EXPECT_EQ(e.m, 1) << "a retake recorded as an M other than sysmon's (GOMAXPROCS = 1: sysmon is M 1)";
+      EXPECT_EQ(e.p, -1) << "sysmon holds no P";
+    }
+    if (e.kind == Ev::kRequest && e.source == Source::kSysmon) {
+      requests++;
+      EXPECT_EQ(e.m, 1);
+      EXPECT_EQ(e.goid, 1) << "sysmon preempts main, running on the M that asked";
+    }
+  }
+  EXPECT_EQ(retakes, 1u) << rt->events().Dump();
+  EXPECT_EQ(requests, 1u) << rt->events().Dump();
+  EXPECT_EQ(rt->events().Count(Ev::kSkip, Reason::kSelf), 0u) << "sysmon's pass took the asking M for its own";
 }
 
 // ManualClock stands still unless moved, and counts its reads.
