@@ -470,11 +470,9 @@ class Runtime {
   // must fail a test in seconds, not hang it. Any thread, any time; the
   // first reason wins.
   void Abort(const std::string& why);
-  // sysmon looks again now, not at the end of its sleep (20 us to 10 ms):
-  // for a harness whose sysmon runs on a ManualClock, where time is the
-  // harness's and waiting out sysmon's real sleeps was most of an armed
-  // sysmon request's run. Each pass is the pass it would be (its clock, its
-  // retake); only its moment is the caller's. Run's end wakes it so too.
+  // sysmon's thread looks again now, not at the end of its sleep (20 us to
+  // 10 ms): SysmonLook's handshake, and Run's end. Each pass is the pass it
+  // would be (its clock, its retake); only its moment is the caller's.
   void NudgeSysmon();
   // NudgeSysmon, then waits for a pass of sysmon's begun after the nudge
   // to end (it has read its clock and retaken what it would), up to
@@ -698,8 +696,9 @@ class Runtime {
   std::condition_variable sysmon_cv_;
   uint64_t sysmon_nudges_ = 0;       // sysmon_mu_
   uint64_t sysmon_nudges_seen_ = 0;  // sysmon_mu_: when sysmon last woke
-  // sysmon_mu_: sysmon's passes begun and ended (SysmonLook), and whether
-  // it runs (from Run's start of it to the end of its loop).
+  // sysmon_mu_: sysmon's thread's passes begun and ended (SysmonLook's
+  // handshake), and whether sysmon runs (from Run's start of it to the end
+  // of its loop, or for a driven one to Run's end).
   uint64_t sysmon_passes_begun_ = 0, sysmon_passes_ended_ = 0;
   bool sysmon_running_ = false;
   // hooks.sysmon on hooks.sysmon_clock: no sysmon thread; SysmonLook passes.
