@@ -391,5 +391,72 @@ TEST(Suspend_9_7_6, AGoroutineOnItsWayToParkWhenSuspendGGivesUpRunsOn) {
   EXPECT_EQ(o.Count(Ev::kPreemptPark, kFirstG), 0u) << "spin parked for a suspendG that had given up";
 }
 
+// --- a preemption under way and suspendG's request -----------------------
+// A goroutine preempted for an earlier request (preemptone's) looks at
+// preemptStop while suspendG may be raising its own. The look (with the
+// preemption's record) and suspendG's record and raise of its request are
+// one step against each other, so the events put first what came first: a
+// request recorded before the preemption was raised before the look, and
+// the goroutine parks. The hooks hold each side at the moment: spin, in
+// newstack for preemptone's request, until suspendG has recorded its own;
+// suspendG, between that record and its raise, until spin has recorded an
+// ordinary preemption (which, the step being suspendG's, it cannot) or 2 s
+// have passed. (Found by //fuzz:preempt_fuzz: spin looked before the raise
+// and recorded after the request, "suspendG's request ended without a
+// park"; this test fails so without the step.)
+TEST(Suspend_9_7_6, APreemptionUnderWayAndSuspendGsRequestAreOneStepApart) {
+  RuntimeOptions opts = TestOptions();
+  opts.settings.godebug = "asyncpreemptoff=1";  // every port: the synchronous path
+  std::atomic<bool> deciding{false}, recorded{false}, spin_waited_out{false};
+  opts.hooks.before_preempt_decision = [&](Runtime&, G* gp) {
+    if (gp->goid != kFirstG || deciding.exchange(true)) return;
+    if (!WaitFor([&] { return recorded.load(); }, 60)) spin_waited_out = true;
+  };
+  opts.hooks.suspend_before_raise = [&](Runtime& rt, G* gp) {
+    if (gp->goid != kFirstG || recorded.exchange(true)) return;
+    WaitFor([&] { return rt.events().Count(Ev::kPreemptSync) > 0; }, 2);
+  };
+  Runtime::SuspendState s;
+  Problems bad;
+  Outcome o = RunScenario(SpinProgram("  call main.nonleaf"), std::move(opts), [&](Runtime& rt) {
+    if (!WaitFor([&] { return rt.global(kSpinStarted) == 1; })) {
+      bad.push_back("waited 60 s for spin to start");
+    } else {
+      G* gp = rt.FindG(kFirstG);
+      P* on = nullptr;
+      for (int i = 0; i < rt.gomaxprocs() && on == nullptr; i++) {
+        M* m = rt.p(i)->m.load();
+        if (m != nullptr && m->curg.load() == gp) on = rt.p(i);
+      }
+      if (on == nullptr || !rt.preemptone(on, Source::kTest)) {
+        bad.push_back("no request raised on spin's P");
+      } else if (!WaitFor([&] { return deciding.load(); })) {
+        bad.push_back("spin never reached newstack for preemptone's request (60 s)");
+      } else {
+        s = rt.suspendG(gp);
+        rt.resumeG(s);
+      }
+    }
+    rt.set_global(kSpinStop, 1);
+  });
+  ASSERT_TRUE(bad.empty()) << Join(bad);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_FALSE(spin_waited_out.load()) << "spin's hook waited 60 s for suspendG's request";
+  EXPECT_TRUE(s.stopped) << "spin was not parked for suspendG";
+  // After suspendG's request, spin's next preemption is its park.
+  bool after_request = false;
+  std::string seen;
+  for (const Event& e : o.events) {
+    if (e.goid != kFirstG) continue;
+    if (e.kind == Ev::kRequest && e.source == Source::kSuspendG) after_request = true;
+    if (!after_request) continue;
+    if (e.kind == Ev::kPreemptSync || e.kind == Ev::kPreemptPark) {
+      seen = EvName(e.kind);
+      break;
+    }
+  }
+  EXPECT_EQ(seen, EvName(Ev::kPreemptPark)) << "after suspendG's request spin was preempted without parking";
+}
+
 }  // namespace
 }  // namespace safepoint::conformance

@@ -112,6 +112,12 @@ struct RuntimeHooks {
   // the goroutine's status changes: a test withdraws suspendG's request at
   // that moment.
   std::function<void(Runtime&, G*)> before_preempt_park;
+  // Runs on g0 in newstack and asyncPreempt2 when a goroutine has been
+  // preempted, before it looks at preemptStop (one step against suspendG's
+  // request: RequestOrder); and in suspendG between its request's record
+  // and its raise, inside that step. A test holds each side at that moment.
+  std::function<void(Runtime&, G*)> before_preempt_decision;
+  std::function<void(Runtime&, G*)> suspend_before_raise;
 };
 
 struct RuntimeMutations {

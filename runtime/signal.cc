@@ -442,7 +442,15 @@ void Runtime::asyncPreempt2(G* gp) {
   // setflags controls set), so only what asyncPreempt restores survives
   // (the save-area tests and the sweep rely on it).
   sp_clobber(xstate_tier_, clobber_flags_);
-  events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
+  // The record of the preemption and the look at preemptStop are one step
+  // against suspendG's record and raise of its request (as newstack's).
+  if (opts_.hooks.before_preempt_decision) opts_.hooks.before_preempt_decision(*this, gp);
+  bool park;
+  {
+    RequestOrder order(gp, nullptr);
+    events_.Record(Ev::kPreemptAsync, gp->goid, Reason::kNone, gp->sched.pc);
+    park = gp->preemptStop.load();
+  }
   if (opts_.hooks.on_async_preempt) opts_.hooks.on_async_preempt(*this, gp);
   // What xRegSave left in the P's scratch area is dead until the P's next
   // asynchronous preemption: its vectors are poisoned (after the harness's
@@ -455,9 +463,10 @@ void Runtime::asyncPreempt2(G* gp) {
   // A collection while this preemption holds the goroutine (the sweep's).
   // It parks (preemptPark), and the collector's worker takes it from there.
   if (opts_.hooks.collect_at_async_preempt && !gc_active_.load() && !stopping_.load())
-    gp->gc_park = true, gp->preemptStop.store(true);
-  // suspendG's request: park for the scan instead of rescheduling.
-  if (gp->preemptStop.load()) preemptPark(gp, true);
+    gp->gc_park = true, gp->preemptStop.store(true), park = true;
+  // suspendG's request, as it stood at the preemption: park for the scan
+  // instead of rescheduling.
+  if (park) preemptPark(gp, true);
   goschedImpl(gp);
 }
 

@@ -187,9 +187,24 @@ void Runtime::newstack(G* gp) {
       gp->preemptShrink = false;
       shrinkstack(gp);
     }
-    // suspendG's request: park for the scan instead of rescheduling.
-    if (gp->preemptStop.load()) preemptPark(gp, false);
-    gopreempt_m(gp);
+    // suspendG's request: park for the scan instead of rescheduling. The
+    // look at preemptStop and the record of an ordinary preemption are one
+    // step against suspendG's record and raise of its request (RequestOrder):
+    // a request recorded before the preemption was raised before the look.
+    // (Found by //fuzz:preempt_fuzz, a chain of a preemptone point and a
+    // suspendG point under asyncpreemptoff, two Ms: newstack answering the
+    // earlier request looked before suspendG raised its own, and recorded
+    // its preemption after suspendG had recorded it, so the protocol
+    // oracle saw "suspendG's request ended without a park".)
+    if (opts_.hooks.before_preempt_decision) opts_.hooks.before_preempt_decision(*this, gp);
+    bool park;
+    {
+      RequestOrder order(gp, nullptr);
+      park = gp->preemptStop.load();
+      if (!park) events_.Record(Ev::kPreemptSync, gp->goid, Reason::kNone, gp->sched.pc);
+    }
+    if (park) preemptPark(gp, false);
+    goschedImpl(gp);
   }
   // Real growth: twice the size, copied.
   size_t oldsize = gp->stack.hi - gp->stack.lo;

@@ -98,6 +98,7 @@ Runtime::SuspendState Runtime::suspendG(G* gp, int64_t bound_ns) {
             events_.Record(Ev::kRequest, gp->goid, Reason::kNone, 0, -1, Source::kSuspendG);  // no P's flag
             requested = true;
           }
+          if (opts_.hooks.suspend_before_raise) opts_.hooks.suspend_before_raise(*this, gp);
           if (!opts_.mutations.suspend_no_preempt_stop) gp->preemptStop.store(true);
           gp->preempt.store(true);
           gp->stackguard0.store(kStackPreempt);
