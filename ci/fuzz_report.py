@@ -55,25 +55,56 @@ def last_stats(path):
     return found
 
 
-def what_it_said(path, limit=3):
-    """The first lines of a reproduction that say something (no frames, no INFO)."""
+def what_it_said(path, limit=3, campaign_log=None):
+    """The first lines of a reproduction that say something (no frames, no INFO).
+
+    A replay that passed (libFuzzer's "Executed" line, no error) said
+    nothing of the finding, whatever the target prints on its way out (the
+    preemption fuzzer's summary of its kept runtimes and phases was quoted
+    as if it were the crash): then the campaign log's first error headline,
+    if it has one, is quoted instead, as the campaign's (which of its
+    findings it belongs to, the log does not say)."""
     said = []
+    passed = False
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ["(not run again)"]
+    failed = any("ERROR" in l or "deadly signal" in l for l in lines)
+    passed = not failed and any(l.startswith("Executed ") for l in lines)
+    if not passed:
+        for line in lines:
+            s = line.strip()
+            if not s or s.startswith(("INFO:", "Running:", "Executed ", "#", "MS:", "base unit:", "Dictionary:", "***")):
+                continue
+            if re.search(r": Running \d+ inputs \d+ time", s):
+                continue
+            if re.match(r"^#\d+ 0x", s) or s.startswith("0x") or "NOTE:" in s:
+                continue
+            said.append(s[:200])
+            if len(said) == limit:
+                break
+    if said:
+        return said
+    out = ["(it said nothing: replayed alone, it passed; see the log)"]
+    headline = first_error(campaign_log) if campaign_log else None
+    if headline:
+        out.append("the campaign's log said: " + headline)
+    return out
+
+
+def first_error(path):
+    """The campaign log's first error headline that is not libFuzzer's own, or None."""
     try:
         with open(path, errors="replace") as f:
             for line in f:
-                s = line.strip()
-                if not s or s.startswith(("INFO:", "Running:", "Executed ", "#", "MS:", "base unit:", "Dictionary:", "***")):
-                    continue
-                if re.search(r": Running \d+ inputs \d+ time", s):
-                    continue
-                if re.match(r"^#\d+ 0x", s) or s.startswith("0x") or "NOTE:" in s:
-                    continue
-                said.append(s[:200])
-                if len(said) == limit:
-                    break
+                m = re.search(r"ERROR: (.*)", line)
+                if m and not m.group(1).startswith(("libFuzzer:", "|")):
+                    return m.group(1).strip()[:200]
     except OSError:
-        return ["(not run again)"]
-    return said or ["(it said nothing: replayed alone, it passed; see the log)"]
+        pass
+    return None
 
 
 def read_ceilings(path):
@@ -165,7 +196,8 @@ def main():
         for a in found:
             path = os.path.join(art_dir, a)
             size = os.path.getsize(path)
-            said = what_it_said(os.path.join(out, "logs", c, f"{t}.repro-{a}.log"))
+            said = what_it_said(os.path.join(out, "logs", c, f"{t}.repro-{a}.log"),
+                                campaign_log=os.path.join(out, "logs", c, f"{t}.fuzz.log"))
             sec += [f"- `{a}` ({size} bytes): " + " / ".join(f"`{s}`" for s in said),
                     "",
                     "  ```",

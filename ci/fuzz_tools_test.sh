@@ -67,6 +67,9 @@ INFO: exiting: 0 time: 30s
 EOF
 # A plain (not fork-mode) run's stats line.
 cat >"$out/logs/arm64/a_fuzz.fuzz.log" <<'EOF'
+==safepoint-fuzz== ERROR: protocol oracle: a race [arm64]
+==safepoint-fuzz== ERROR: |  at main.main+0x10
+==77== ERROR: libFuzzer: deadly signal
 #1089	DONE   cov: 6 ft: 7 corp: 4/10b lim: 4 exec/s: 45 rss: 41Mb
 EOF
 printf 'XY' >"$out/crashes/arm64/a_fuzz/crash-034f"
@@ -85,6 +88,7 @@ Running: /out/crashes/arm64/a_fuzz/crash-77aa
 ***       executed the target code on a fixed set of inputs.
 ***
 Executed /out/crashes/arm64/a_fuzz/crash-77aa in 72 ms
+a_fuzz: 1 executions: per execution decode 5 us, case 3928 us
 EOF2
 cat >"$out/logs/arm64/a_fuzz.repro-crash-034f.log" <<'EOF'
 INFO: Seed: 1
@@ -101,7 +105,8 @@ r="$out/report.md"
 expect() { grep -qF -- "$1" "$r" || die "report.md lacks: $1"$'\n'"$(cat "$r")"; }
 expect "| amd64 | a_fuzz | ok | 2,120,509 | 73,782 | 70,683 | 1,718 | 2,648 | 7 → 436 | 0 | 0 | 0 |"
 expect "| arm64 | a_fuzz | **found** | 1,089 | 45 | - | 6 | 7 | 4 → 4 | 2 | 1 | 0 |"
-expect '- `crash-77aa` (2 bytes): `(it said nothing: replayed alone, it passed; see the log)`'
+expect '- `crash-77aa` (2 bytes): `(it said nothing: replayed alone, it passed; see the log)` / `the campaign'"'"'s log said: protocol oracle: a race [arm64]`'
+grep -q "per execution decode" "$r" && die "report.md quotes a passing replay's exit summary as its finding"
 grep -q "slow-unit" "$r" && die "report.md lists a slow input as a finding"
 expect "| loong64 | a_fuzz | **build-failed** (exit 1) | - | - | - | - | - | - | 0 | 0 | 0 |"
 expect "### arm64 / a_fuzz"
