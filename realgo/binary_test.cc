@@ -372,6 +372,37 @@ TEST(Refuse, NotElfAnd32BitAndOtherMachines) {
   ExpectRefused(c, "not an architecture with a port", "a MIPS ELF");
 }
 
+// A string table whose header says SHT_NULL (inactive: its offset and
+// size undefined), past the end of the file: the section names' and the
+// symbols' alike. (Found by //fuzz:gobinary_fuzz: both were read there.)
+TEST(Refuse, StringTableOfTypeNull) {
+  std::vector<uint8_t> b = Hello("amd64");
+  auto le = [&](uint64_t at, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t{b.at(at + i)} << (8 * i);
+    return v;
+  };
+  auto put = [](std::vector<uint8_t>& f, uint64_t at, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) f.at(at + i) = static_cast<uint8_t>(v >> (8 * i));
+  };
+  const uint64_t shoff = le(40, 8), shnum = le(60, 2), shstr = le(62, 2);
+  // SHT_NULL, its offset far past the end and a size to match.
+  auto nulled = [&](uint64_t index) {
+    auto c = b;
+    const uint64_t sh = shoff + index * 64;
+    put(c, sh + 4, 0, 4);
+    put(c, sh + 24, uint64_t{1} << 40, 8);
+    put(c, sh + 32, 4096, 8);
+    return c;
+  };
+  ExpectRefused(nulled(shstr), "section name table", "the section name table of type SHT_NULL");
+  uint64_t strtab = shnum;
+  for (uint64_t i = 0; i < shnum; ++i)
+    if (le(shoff + i * 64 + 4, 4) == 2) strtab = le(shoff + i * 64 + 40, 4);  // SHT_SYMTAB's sh_link
+  ASSERT_LT(strtab, shnum) << "hello has a symbol table";
+  ExpectRefused(nulled(strtab), "no string table", "the symbols' string table of type SHT_NULL");
+}
+
 TEST(Refuse, Truncated) {
   for (const std::string& a : {std::string("amd64"), std::string("arm64")}) {
     std::vector<uint8_t> b = Hello(a);

@@ -83,12 +83,16 @@ std::unique_ptr<ElfFile> ElfFile::Parse(std::vector<uint8_t> bytes, std::string*
     secs[i].offset = Le64(sh + 24);
     secs[i].size = Le64(sh + 32);
     link[i] = Le32(sh + 40);
-    if (secs[i].type != kShtNobits && secs[i].type != 0 && !InBounds(secs[i].offset, secs[i].size, size)) {
+    // An SHT_NULL header is inactive, its other members undefined: it holds
+    // nothing (read as it was, a string table of that type with an offset
+    // past the file's end was read there: found by //fuzz:gobinary_fuzz).
+    if (secs[i].type == 0) secs[i].offset = secs[i].size = 0;
+    if (secs[i].type != kShtNobits && !InBounds(secs[i].offset, secs[i].size, size)) {
       *err = "ELF section " + std::to_string(i) + " out of bounds";
       return nullptr;
     }
   }
-  if (shstrndx >= shnum || secs[shstrndx].type == kShtNobits) {
+  if (shstrndx >= shnum || secs[shstrndx].type == kShtNobits || secs[shstrndx].type == 0) {
     *err = "ELF section name table missing";
     return nullptr;
   }
@@ -102,7 +106,7 @@ std::unique_ptr<ElfFile> ElfFile::Parse(std::vector<uint8_t> bytes, std::string*
   // Symbols: the first SHT_SYMTAB and its linked string table.
   for (uint16_t i = 0; i < shnum; ++i) {
     if (secs[i].type != kShtSymtab) continue;
-    if (link[i] >= shnum || secs[link[i]].type == kShtNobits) {
+    if (link[i] >= shnum || secs[link[i]].type == kShtNobits || secs[link[i]].type == 0) {
       *err = "ELF symbol table has no string table";
       return nullptr;
     }
