@@ -65,7 +65,6 @@ def what_it_said(path, limit=3, campaign_log=None):
     if it has one, is quoted instead, as the campaign's (which of its
     findings it belongs to, the log does not say)."""
     said = []
-    passed = False
     try:
         with open(path, errors="replace") as f:
             lines = f.read().splitlines()

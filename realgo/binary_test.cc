@@ -329,14 +329,17 @@ void ExpectSane(const GoBinary& b) {
 
 std::vector<uint8_t> Hello(const std::string& arch) { return ReadFile(Dir(g_versions[0], arch) + "hello"); }
 
+// n little-endian bytes of f at `at`, read here independently of the reader.
+uint64_t LeAt(const std::vector<uint8_t>& f, uint64_t at, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= uint64_t{f.at(at + i)} << (8 * i);
+  return v;
+}
+
 // The file offset of .gopclntab (from the section headers, read here
 // independently of the reader).
 void PclntabRange(const std::vector<uint8_t>& f, uint64_t* off, uint64_t* size) {
-  auto le = [&](uint64_t at, int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= uint64_t{f.at(at + i)} << (8 * i);
-    return v;
-  };
+  auto le = [&](uint64_t at, int n) { return LeAt(f, at, n); };
   uint64_t shoff = le(40, 8), shnum = le(60, 2), shstr = le(62, 2);
   uint64_t stroff = le(shoff + shstr * 64 + 24, 8);
   for (uint64_t i = 0; i < shnum; ++i) {
@@ -377,11 +380,7 @@ TEST(Refuse, NotElfAnd32BitAndOtherMachines) {
 // symbols' alike. (Found by //fuzz:gobinary_fuzz: both were read there.)
 TEST(Refuse, StringTableOfTypeNull) {
   std::vector<uint8_t> b = Hello("amd64");
-  auto le = [&](uint64_t at, int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= uint64_t{b.at(at + i)} << (8 * i);
-    return v;
-  };
+  auto le = [&](uint64_t at, int n) { return LeAt(b, at, n); };
   auto put = [](std::vector<uint8_t>& f, uint64_t at, uint64_t v, int n) {
     for (int i = 0; i < n; ++i) f.at(at + i) = static_cast<uint8_t>(v >> (8 * i));
   };

@@ -7,7 +7,10 @@
 namespace safepoint::realgo {
 namespace {
 
-constexpr uint32_t kShtSymtab = 2, kShtNobits = 8;
+constexpr uint32_t kShtNull = 0, kShtSymtab = 2, kShtNobits = 8;
+// A section whose header gives it no bytes in the file: SHT_NOBITS, or an
+// inactive SHT_NULL (its offset and size are cleared when read).
+bool HoldsNoFileData(uint32_t type) { return type == kShtNobits || type == kShtNull; }
 constexpr uint64_t kShfCompressed = 0x800;
 constexpr uint32_t kPtLoad = 1;
 // Decompressed debug sections larger than this are refused (a corrupt
@@ -86,13 +89,13 @@ std::unique_ptr<ElfFile> ElfFile::Parse(std::vector<uint8_t> bytes, std::string*
     // An SHT_NULL header is inactive, its other members undefined: it holds
     // nothing (read as it was, a string table of that type with an offset
     // past the file's end was read there: found by //fuzz:gobinary_fuzz).
-    if (secs[i].type == 0) secs[i].offset = secs[i].size = 0;
+    if (secs[i].type == kShtNull) secs[i].offset = secs[i].size = 0;
     if (secs[i].type != kShtNobits && !InBounds(secs[i].offset, secs[i].size, size)) {
       *err = "ELF section " + std::to_string(i) + " out of bounds";
       return nullptr;
     }
   }
-  if (shstrndx >= shnum || secs[shstrndx].type == kShtNobits || secs[shstrndx].type == 0) {
+  if (shstrndx >= shnum || HoldsNoFileData(secs[shstrndx].type)) {
     *err = "ELF section name table missing";
     return nullptr;
   }
@@ -106,7 +109,7 @@ std::unique_ptr<ElfFile> ElfFile::Parse(std::vector<uint8_t> bytes, std::string*
   // Symbols: the first SHT_SYMTAB and its linked string table.
   for (uint16_t i = 0; i < shnum; ++i) {
     if (secs[i].type != kShtSymtab) continue;
-    if (link[i] >= shnum || secs[link[i]].type == kShtNobits || secs[link[i]].type == 0) {
+    if (link[i] >= shnum || HoldsNoFileData(secs[link[i]].type)) {
       *err = "ELF symbol table has no string table";
       return nullptr;
     }
