@@ -988,6 +988,12 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     fatal_ = true;
     return false;
   }
+  // A store through a pointer left into a stack copystack moved (its
+  // poison changed): memory corruption, found now rather than at the store.
+  if (abandoned_ms_ == 0 && !CheckRetiredStacks(err)) {
+    fatal_ = true;
+    return false;
+  }
   bool aborted;
   {
     std::lock_guard<std::mutex> lk(mu_);

@@ -522,7 +522,9 @@ class Runtime {
   bool requestPreemption(M* mp, P* pp, G* gp, uintptr_t pc, Source src);
   G* newproc(uintptr_t entry, bool is_main);
   void FreeStack(G* gp);
-  void RetireStack(void* mapping, size_t mapped, uintptr_t sp);
+  void RetireStack(void* mapping, size_t mapped, uintptr_t sp, int64_t goid);
+  // False with *err when a retired stack's poison changed (every M stopped).
+  bool CheckRetiredStacks(std::string* err);
   void ReleaseRetiredStacks();  // every M stopped
   bool AllocStack(G* gp, size_t size, std::string* err);
   void copystack(G* gp, size_t newsize);
@@ -642,10 +644,18 @@ class Runtime {
   // The code (as written to code_), table and goexit entry of a program,
   // made the current one.
   void Install(std::vector<uint8_t> code, FuncTable table, uint32_t goexit);
-  // Old stacks copystack left, inaccessible until every M has stopped
-  // (RetireStack); copystack runs on any M, and on the collector's worker.
+  // Old stacks copystack left, their used part poisoned, kept until every
+  // M has stopped (RetireStack); copystack runs on any M, and on the
+  // collector's worker.
+  static constexpr uint8_t kStackPoison = 0xfd;
+  struct RetiredStack {
+    void* mapping;
+    size_t mapped;
+    uintptr_t poisoned;  // [poisoned, mapping + mapped) holds kStackPoison
+    int64_t goid;
+  };
   std::mutex retired_mu_;
-  std::vector<std::pair<void*, size_t>> retired_stacks_;
+  std::vector<RetiredStack> retired_stacks_;
 
   std::mutex mu_;  // the scheduler lock: run queues, timers, handshakes, all Gs
   // kNotifyUnlocked: where a hot path can, it changes what a waiter waits

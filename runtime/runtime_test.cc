@@ -346,6 +346,61 @@ end
   EXPECT_GE(rt->events().Count(Ev::kGrow), 3u);
 }
 
+// A stack copystack moved from is poisoned (kStackPoison, 0xfd) and kept
+// for the rest of the run: a pointer left into it (here one kept in a
+// global, which copystack does not adjust) reads poison, and a store
+// through it is a fatal error at the run's end.
+constexpr const char* kStaleStackPointer = R"(
+func main.main frame=32
+  movi r2, 99
+  stslot 0, r2
+  addrslot r1, 0
+  st g[5], r1
+  movi r0, 200
+  call main.rec
+  st g[0], r0
+  ld r1, g[5]
+  ldm r3, r1, 0
+  st g[1], r3
+STORE
+  ret
+end
+func main.rec frame=64
+  jz r0, base
+  stslot 0, r0
+  addi r0, -1
+  call main.rec
+  ldslot r1, 0
+  add r0, r1
+base:
+  ret
+end
+)";
+
+std::string StaleStackProgram(const std::string& store) {
+  std::string p = kStaleStackPointer;
+  return p.replace(p.find("STORE\n"), 6, store);
+}
+
+TEST(Runtime, APointerLeftIntoAMovedStackReadsPoison) {
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  ASSERT_TRUE(RunProgram(StaleStackProgram(""), {}, &rt, &err)) << err;
+  ASSERT_GE(rt->events().Count(Ev::kGrow), 1u) << "main's frame never moved";
+  EXPECT_EQ(rt->global(0), 200u * 201 / 2);
+  EXPECT_EQ(rt->global(1), 0xfdfdfdfdfdfdfdfdull) << "the old stack's slot, read after the move, is not poison";
+}
+
+TEST(Runtime, AStoreIntoAMovedStackIsAFatalErrorAtTheRunsEnd) {
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  EXPECT_FALSE(RunProgram(StaleStackProgram("  movi r2, 7\n  stm r1, 0, r2\n"), {}, &rt, &err))
+      << "a store into a stack copystack had moved went unnoticed";
+  EXPECT_NE(err.find("a store into a stack copystack had moved: goroutine 1's old stack changed at 0x"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("(8 of its "), std::string::npos) << err;
+}
+
 // OSThread: a finished thread is parked and the next Start takes it; the
 // work runs with its starter's signal mask; a signal still pending on the
 // thread from one work never reaches the next.

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "platforms/asm.h"
@@ -74,37 +75,58 @@ void Runtime::FreeStack(G* gp) {
   gp->stack_mapping = nullptr;
 }
 
-// An old stack after copystack: its used part, [sp, hi) (from the page
-// that holds sp), made inaccessible, so that a pointer left into it faults
-// for the rest of the run (as an unmapped one did, and more surely: an
-// unmapped stack's addresses could be mapped again for another
-// goroutine's), and kept until every M has stopped (ReleaseGsAndMs), then
-// given back for reuse. Unmapping it, and mapping the new one afresh, was
-// three system calls a grow or shrink, the fresh pages' faults and a TLB
-// shootdown; this is two. Only the used part: every pointer into a stack
-// is into a live frame (addrslot's, adjusted or not), all of them above
-// sp; and taking access away costs per page that was present (an
-// invalidation each, on these VMs a hypervisor's call: 10 us for one page,
-// 50 us from 16 pages on, where the whole TLB is flushed), while a shrink
-// leaves at most a quarter of the old stack in use.
-void Runtime::RetireStack(void* mapping, size_t mapped, uintptr_t sp) {
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+// An old stack after copystack: its used part, [sp, hi), filled with a
+// poison byte (kStackPoison, as Go's stackPoisonCopy fills a stack it
+// copied from) and kept until the run has ended (CheckRetiredStacks) and
+// every M has stopped (ReleaseRetiredStacks), then given back for reuse,
+// never handed to another goroutine meanwhile. A pointer left into it
+// (one adjustpointers missed) reads poison, not the value it held: the
+// program's results differ, or the poison, used as an address, faults;
+// and a store through it is found at the run's end, where the poison
+// changed. Only the used part: every pointer into a stack is into a live
+// frame (addrslot's, adjusted or not), all of them above sp.
+// (It was made inaccessible instead, which faulted at the access itself,
+// at the price of two mprotects a copy, one of them a TLB flush, on these
+// VMs a hypervisor's call of 10 us and more: 7% of a native fuzzing
+// process's time, the largest system cost left in it.)
+void Runtime::RetireStack(void* mapping, size_t mapped, uintptr_t sp, int64_t goid) {
   const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping), hi = lo + mapped;
-  const uintptr_t from = std::clamp(sp & ~(page - 1), lo, hi);
-  mprotect(reinterpret_cast<void*>(from), hi - from, PROT_NONE);
+  const uintptr_t from = std::clamp(sp, lo, hi);
+  memset(reinterpret_cast<void*>(from), kStackPoison, hi - from);
   std::lock_guard<std::mutex> lk(retired_mu_);
-  retired_stacks_.push_back({mapping, mapped});
+  retired_stacks_.push_back({mapping, mapped, from, goid});
+}
+
+bool Runtime::CheckRetiredStacks(std::string* err) {
+  std::lock_guard<std::mutex> lk(retired_mu_);
+  for (const RetiredStack& r : retired_stacks_) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(r.poisoned);
+    const uint8_t* end = static_cast<const uint8_t*>(r.mapping) + r.mapped;
+    size_t changed = 0;
+    const uint8_t* first = nullptr;
+    for (; p < end; p++) {
+      if (*p == kStackPoison) continue;
+      if (first == nullptr) first = p;
+      changed++;
+    }
+    if (first == nullptr) continue;
+    char b[320];
+    snprintf(b, sizeof b,
+             "a store into a stack copystack had moved: goroutine %lld's old stack changed at 0x%lx "
+             "(%zu of its %zu poisoned bytes; a pointer into the stack was not adjusted)",
+             static_cast<long long>(r.goid), static_cast<unsigned long>(reinterpret_cast<uintptr_t>(first)), changed,
+             static_cast<size_t>(end - reinterpret_cast<const uint8_t*>(r.poisoned)));
+    *err = b;
+    return false;
+  }
+  return true;
 }
 
 void Runtime::ReleaseRetiredStacks() {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   std::lock_guard<std::mutex> lk(retired_mu_);
-  for (const auto& [mapping, mapped] : retired_stacks_) {
-    // The body as a fresh mapping's (AllocStack zeroes it when taken); the
-    // guard page below it stays inaccessible.
-    mprotect(static_cast<char*>(mapping) + page, mapped - page, PROT_READ | PROT_WRITE);
-    GiveMapping(Mapping::kGoroutineStack, mapping, mapped);
-  }
+  // (AllocStack zeroes a stack's body when it takes it; the guard page
+  // below it stayed inaccessible.)
+  for (const RetiredStack& r : retired_stacks_) GiveMapping(Mapping::kGoroutineStack, r.mapping, r.mapped);
   retired_stacks_.clear();
 }
 
@@ -126,7 +148,7 @@ void Runtime::copystack(G* gp, size_t newsize) {
   memcpy(reinterpret_cast<void*>(gp->sched.sp + delta), reinterpret_cast<void*>(gp->sched.sp), used);
   gp->sched.sp += delta;
   adjustpointers(gp, old, delta);
-  RetireStack(old_mapping, old_mapped, old_sp);
+  RetireStack(old_mapping, old_mapped, old_sp, gp->goid);
 }
 
 bool Runtime::isShrinkStackSafe(const G* gp) const {
