@@ -561,6 +561,8 @@ class Runtime {
   };
   void HeapInit();
   void HeapRelease();  // ~Runtime: the reservation kept for the next runtime
+  static HeapObj* TakeObjectTable();  // a finished runtime's, zeroed, or nullptr
+  void GiveObjectTable();             // heap_objs_ zeroed and kept (HeapRelease)
   void ReleaseGsAndMs();  // ~Runtime and Reset: stacks and g0 stacks kept for reuse
   // The object whose payload holds w, or -1.
   int64_t HeapFind(uintptr_t w) const;

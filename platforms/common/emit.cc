@@ -3,6 +3,8 @@
 // the function table. Everything architecture-specific is the Lowerer's.
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "platforms/emitter.h"
 
@@ -33,18 +35,24 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     return false;
   }
   Asm a;
-  std::map<std::string, int> entry_of;
+  // Names to labels: hashed views into the program (a new program's load
+  // looks each call's and branch's up; ordered maps of strings were a
+  // tenth of a fuzzing process's emitter time, their copies and compares).
+  std::unordered_map<std::string_view, int> entry_of;
+  entry_of.reserve(prog.funcs.size());
   for (const ir::Function& f : prog.funcs) entry_of[f.name] = a.NewLabel();
   int stubs[static_cast<int>(ir::Service::kCount)];
   for (int& s : stubs) s = a.NewLabel();
 
   FuncTable table;
+  table.funcs.reserve(prog.funcs.size() + static_cast<size_t>(ir::Service::kCount));
   // The fixup of every IR branch, with its operation, for the reach check.
   struct IrBranch {
     size_t fixup;
     const ir::Insn* insn;
   };
   std::vector<IrBranch> branches;
+  std::unordered_map<std::string_view, int> labels;
   for (const ir::Function& f : prog.funcs) {
     FuncInfo info;
     info.name = f.name;
@@ -76,7 +84,7 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     info.ptr_slots = f.ptr_slots;
     for (int& off : info.ptr_slots) off += info.slot_base;
     info.args = f.args;
-    std::map<std::string, int> labels;
+    labels.clear();
     for (const ir::Insn& i : f.body)
       if (i.op == ir::Op::kLabel) labels[i.target] = a.NewLabel();
     std::vector<size_t> inline_stack;
