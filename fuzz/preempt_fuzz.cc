@@ -22,6 +22,8 @@
 // from the program's meaning where it can be (oracle/preempt_case.h);
 // SAFEPOINT_FUZZ_PREDICT=0 runs it every time instead. At exit: what the kept runtimes did, and
 // where a case's time went, and an execution's.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -150,6 +152,12 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 }
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  // Large blocks (an event log's snapshot, a program's tables, a fresh
+  // runtime's log) from the heap, reused, not each a fresh mmap whose
+  // pages fault in and whose munmap is a TLB flush; and the heap's top
+  // kept, not trimmed back to the system between executions.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   safepoint::SetFatalErrorsAbort(true);  // a fatal error is a crash with its input saved
   // An input whose run never ends is a finding with its input kept, not a
   // test runner's timeout (fuzz/artifacts.h says why libFuzzer's own
