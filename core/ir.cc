@@ -391,7 +391,8 @@ bool ParseProgram(const std::string& text, Program* out, std::string* err) {
     } else {
       return fail("unknown operation '" + std::string(op) + "'");
     }
-    cur->body.push_back(ins);
+    if (cur->body.empty()) cur->body.reserve(16);
+    cur->body.push_back(std::move(ins));
   }
   if (cur) {
     lineno = cur->line;

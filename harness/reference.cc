@@ -152,7 +152,8 @@ class ReferenceRuntime : public RuntimeUnderTest {
   size_t events_dropped() const override { return rt_->events().dropped(); }
   EndState end_state() const override {
     EndState s;
-    for (int i = 0; i < ir::kGlobals; i++) s.globals.push_back(rt_->global(i));
+    s.globals.resize(ir::kGlobals);
+    for (int i = 0; i < ir::kGlobals; i++) s.globals[static_cast<size_t>(i)] = rt_->global(i);
     s.vdump.assign(rt_->vdump(0), rt_->vdump(0) + ir::kVDumpAreas * ir::kVDumpBytes);
     return s;
   }

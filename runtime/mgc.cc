@@ -98,6 +98,7 @@ void Runtime::gcMarkRoots(bool with_stacks) {
 
 void Runtime::walkFrames(G* gp, std::vector<StackFrame>* out) {
   out->clear();
+  out->reserve(16);  // (one allocation for most stacks, not a growth per doubling)
   const bool lr_machine = NativePort().has(kCapLinkRegister);
   const uintptr_t goexit = code_->base() + goexit_off_;
   uintptr_t pc = gp->sched.pc, sp = gp->sched.sp, lr = gp->sched.lr;
