@@ -6,10 +6,11 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 namespace safepoint::ir {
 namespace {
@@ -409,7 +410,11 @@ bool Validate(const Program& p, std::string* err) {
     return false;
   };
   if (p.funcs.empty()) return fail(0, "the program has no functions");
-  std::set<std::string> names;
+  // (Hashed views into the program: a new program is validated at its
+  // parse and again at its load, and ordered maps of copied strings were
+  // most of it.)
+  std::unordered_set<std::string_view> names;
+  names.reserve(p.funcs.size());
   for (const Function& f : p.funcs) {
     if (!ValidName(f.name)) return fail(f.line, "'" + f.name + "' is not a package-qualified name (pkg.Func)");
     if (!names.insert(f.name).second) return fail(f.line, "function " + f.name + " defined twice");
@@ -425,6 +430,7 @@ bool Validate(const Program& p, std::string* err) {
     if (f.body.empty() || (f.body.back().op != Op::kRet && f.body.back().op != Op::kJmp))
       return fail(f.line, f.name + ": must end with ret or jmp");
   }
+  std::unordered_map<std::string_view, int> labels;
   for (const Function& f : p.funcs) {
     int depth = 0;
     for (const Insn& i : f.body) {
@@ -434,7 +440,7 @@ bool Validate(const Program& p, std::string* err) {
         return fail(i.line, "labels and ret are not allowed inside an inlined body");
     }
     if (depth != 0) return fail(f.line, f.name + ": inline without endinline");
-    std::map<std::string, int> labels;
+    labels.clear();
     for (const Insn& i : f.body)
       if (i.op == Op::kLabel && !labels.emplace(i.target, i.line).second)
         return fail(i.line, "label " + i.target + " defined twice in " + f.name);
@@ -465,13 +471,13 @@ bool Validate(const Program& p, std::string* err) {
     }
   }
   // What Go's linker and assembler check.
-  std::map<std::string, const Function*> by_name;
+  std::unordered_map<std::string_view, const Function*> by_name;
   for (const Function& f : p.funcs) by_name[f.name] = &f;
   // 1. Chains of nosplit functions must fit the nosplit limit (the
   //    linker's "nosplit stack overflow"): a nosplit function's frame, its
   //    return address, and the deepest nosplit chain it calls.
-  std::map<std::string, int> depth;        // bytes, once known
-  std::map<std::string, bool> visiting;
+  std::unordered_map<std::string_view, int> depth;  // bytes, once known
+  std::unordered_map<std::string_view, bool> visiting;
   std::string overflow;
   int overflow_line = 0;
   std::function<int(const Function&, std::string)> chain = [&](const Function& f, std::string path) -> int {
