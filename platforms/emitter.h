@@ -53,6 +53,13 @@ struct EmitEnv {
 // Machine code under construction: bytes, instruction boundaries, labels.
 class Asm {
  public:
+  // Room for about this much code and this many instructions, so that the
+  // buffers do not grow (and copy) by doubling while a program is laid out.
+  void Reserve(size_t code_bytes, size_t insns) {
+    code_.reserve(code_bytes);
+    insns_.reserve(insns);
+    insn_op_.reserve(insns);
+  }
   // Starts an instruction.
   void Begin() {
     insns_.push_back(pos());

@@ -35,6 +35,14 @@ bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* ou
     return false;
   }
   Asm a;
+  {
+    size_t ops = 0;
+    for (const ir::Function& f : prog.funcs) ops += f.body.size();
+    // Each function from a page of its own (env.isolate), its operations a
+    // few instructions each, and the stubs after them.
+    const size_t per_fn = env.isolate ? env.isolate : 64;
+    a.Reserve((prog.funcs.size() + 2) * per_fn + ops * 16, ops * 4 + 512);
+  }
   // Names to labels: hashed views into the program (a new program's load
   // looks each call's and branch's up; ordered maps of strings were a
   // tenth of a fuzzing process's emitter time, their copies and compares).
