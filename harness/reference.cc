@@ -146,6 +146,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
     return RunBounded(*rt_, main, err);
   }
   const FuncTable& table() const override { return rt_->table(); }
+  std::shared_ptr<const FuncTable> shared_table() const override { return rt_->shared_table(); }
   uintptr_t code_base() const override { return rt_->code_base(); }
   int xstate_tier() const override { return rt_->xstate_tier(); }
   std::vector<Event> events() const override { return rt_->events().Snapshot(); }

@@ -60,6 +60,9 @@ class RuntimeUnderTest {
   // Runs `main` until it returns.
   virtual bool Run(const std::string& main, std::string* err) = 0;
   virtual const FuncTable& table() const = 0;
+  // The table, shared where the runtime can share it (the reference
+  // runtime's is never changed once loaded), else a copy.
+  virtual std::shared_ptr<const FuncTable> shared_table() const { return std::make_shared<const FuncTable>(table()); }
   virtual uintptr_t code_base() const = 0;
   // After Load: the tier of extended state (PortInfo::tiers) whose vector
   // registers the loaded program's vfill and vdump reach; -1 when the

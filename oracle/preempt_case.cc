@@ -244,6 +244,11 @@ struct Reference {
     std::shared_ptr<const harness::Observation> run;
   };
   std::shared_ptr<Unreached> unreached = std::make_shared<Unreached>();
+  // The function table: the kept runtime's own, shared (a copy of it for
+  // every new reference was a third of a fuzzing process's allocations),
+  // or base.table where an unpreempted run made one.
+  std::shared_ptr<const FuncTable> shared_table;
+  const FuncTable& table() const { return shared_table ? *shared_table : base.table; }
 };
 
 // Whether the unpreempted run of a predicted program never reaches the
@@ -378,7 +383,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   // an unpreempted run, and its end state the reference (a third of a
   // fuzzing campaign's cases); a fresh runtime runs the unpreempted run
   // first, as it always did.
-  const bool cached = !base.table.insns.empty();
+  const bool cached = !ref.table().insns.empty();
   bool deferred = false;
   if (!cached) {
     if (!prog.Find("main.main")) {
@@ -390,7 +395,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
     } else {
       std::unique_ptr<harness::RuntimeUnderTest> rt = make();
       if (!rt->Load(prog, err)) return r;
-      base.table = rt->table();
+      ref.shared_table = rt->shared_table();
       ref.predicted = c.predict && PredictEndState(prog, rt->xstate_tier(), &base.end, &ref.may_run);
       if (ref.predicted && c.edit_prediction) c.edit_prediction(&base.end);
       if (ref.predicted) {
@@ -407,8 +412,9 @@ CaseResult RunCase(const Case& c, std::string* err) {
     }
     if (!deferred) keep_baseline();
   }
-  r.instructions = base.table.insns.size();
-  for (const FuncInfo& f : base.table.funcs) r.code_bytes = std::max(r.code_bytes, f.end);
+  const FuncTable& table = ref.table();  // (ref's: the contradiction below copies the reference, table and all)
+  r.instructions = table.insns.size();
+  for (const FuncInfo& f : table.funcs) r.code_bytes = std::max(r.code_bytes, f.end);
   if (r.instructions == 0) {
     *err = "the program has no instructions";
     return r;
@@ -424,12 +430,12 @@ CaseResult RunCase(const Case& c, std::string* err) {
     std::lock_guard<std::mutex> lk(g_mu);
     unreached_run = ref.unreached->run;
   }
-  bool answered = unreached_run && NeverReached(prog, ref.may_run, harness::PositionOf(prog, base.table, k)) &&
-                  harness::ObserveUnreachedAt(prog, base.table, k, *unreached_run, &r.obs, then);
+  bool answered = unreached_run && NeverReached(prog, ref.may_run, harness::PositionOf(prog, table, k)) &&
+                  harness::ObserveUnreachedAt(prog, table, k, *unreached_run, &r.obs, then);
   if (answered) {
     r.answered = true;
     g_phases.answered.fetch_add(1);
-  } else if (!harness::ObserveAt(prog, "main.main", make, base.table, k, &r.obs, then)) {
+  } else if (!harness::ObserveAt(prog, "main.main", make, table, k, &r.obs, then)) {
     *err = "instruction " + std::to_string(k) + " belongs to no function";
     return r;
   }
@@ -455,7 +461,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   state.runtimesecret = c.opts.experiments.runtimesecret;
   state.asyncpreemptoff = (c.settings & 1) != 0;
   state.async_preempt_stack = AsyncPreemptStack(NativePort());
-  r.judgement = Judge(NativePort(), state, base.end, r.obs, &base.table);
+  r.judgement = Judge(NativePort(), state, base.end, r.obs, &table);
   if (ref.predicted && r.obs.trapped && !r.judgement.state_diff.empty()) {
     // The armed run contradicts the prediction: a real unpreempted run
     // decides, and is the reference from now on.
@@ -468,7 +474,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
     changed->predicted = false;
     held = changed;  // (ref and base are the old one's from here)
     keep_baseline();
-    r.judgement = Judge(NativePort(), state, held->base.end, r.obs, &held->base.table);
+    r.judgement = Judge(NativePort(), state, held->base.end, r.obs, &held->table());
   }
   r.judgement.semantics = semantics;
   // The first sound run that never reached its armed instruction answers

@@ -262,7 +262,7 @@ bool Runtime::Reset(std::string* why) {
 
 const FuncInfo* Runtime::FuncAt(uintptr_t pc) const {
   if (!code_ || !code_->contains(pc)) return nullptr;
-  return table_.Find(static_cast<uint32_t>(pc - code_->base()));
+  return table_->Find(static_cast<uint32_t>(pc - code_->base()));
 }
 
 M* Runtime::CurrentM() { return tls_m; }
@@ -331,7 +331,7 @@ bool Runtime::WriteCode(std::unique_ptr<CodePage> spare, const std::string& key,
   }
   code_ = std::move(spare);
   key_ = key;
-  Install(std::move(out->code), std::move(out->table), out->goexit);
+  Install(std::move(out->code), std::make_shared<const FuncTable>(std::move(out->table)), out->goexit);
   return true;
 }
 
@@ -346,6 +346,7 @@ std::unique_ptr<CodePage> Runtime::ShelveCurrent() {
   if (!code_) return nullptr;
   if (key_.empty()) return std::move(code_);  // Load's: no key to find it by
   shelf_.push_back({std::move(key_), std::move(code_), std::move(emitted_), std::move(table_), goexit_off_});
+  table_ = EmptyTable();
   key_.clear();
   if (shelf_.size() <= kShelved) return nullptr;
   std::unique_ptr<CodePage> out = std::move(shelf_.front().code);
@@ -390,7 +391,12 @@ bool Runtime::EmitProgram(const ir::Program& prog, Emitted* out, std::string* er
   return true;
 }
 
-void Runtime::Install(std::vector<uint8_t> code, FuncTable table, uint32_t goexit) {
+std::shared_ptr<const FuncTable> Runtime::EmptyTable() {
+  static const auto* empty = new std::shared_ptr<const FuncTable>(std::make_shared<const FuncTable>());
+  return *empty;
+}
+
+void Runtime::Install(std::vector<uint8_t> code, std::shared_ptr<const FuncTable> table, uint32_t goexit) {
   emitted_ = std::move(code);
   table_ = std::move(table);
   goexit_off_ = goexit;
@@ -875,7 +881,7 @@ bool Runtime::Run(const std::string& main_fn, std::string* err) {
     *err = "Run before Load";
     return false;
   }
-  const FuncInfo* f = table_.Find(main_fn);
+  const FuncInfo* f = table_->Find(main_fn);
   if (!f || f->has(kFuncAsm)) {
     *err = "no function " + main_fn + " in the program";
     return false;

@@ -303,7 +303,10 @@ class Runtime {
   bool Reset(std::string* why);
 
   EventLog& events() { return events_; }
-  const FuncTable& table() const { return table_; }
+  const FuncTable& table() const { return *table_; }
+  // The same table, shared (never changed once installed): a fuzzer's
+  // reference keeps it instead of a copy.
+  std::shared_ptr<const FuncTable> shared_table() const { return table_; }
   uintptr_t code_base() const;
   // goexit's PC: where a goroutine's first frame returns (gostartcall's
   // fake caller); 0 before Load.
@@ -619,7 +622,8 @@ class Runtime {
   ProgramData* data_ = nullptr;
   std::unique_ptr<CodePage> code_;
   std::vector<uint8_t> emitted_;  // the code as Load wrote it (Reset's check)
-  FuncTable table_;
+  std::shared_ptr<const FuncTable> table_ = EmptyTable();  // never null
+  static std::shared_ptr<const FuncTable> EmptyTable();
   uint32_t goexit_off_ = 0;
   // A program LoadKept loaded, its code mapped: the current one's parts
   // are the four above (key_ its key), the others' are shelved here.
@@ -627,7 +631,7 @@ class Runtime {
     std::string key;
     std::unique_ptr<CodePage> code;
     std::vector<uint8_t> emitted;
-    FuncTable table;
+    std::shared_ptr<const FuncTable> table;
     uint32_t goexit_off = 0;
   };
   std::string key_;                // the current program's LoadKept key ("": none, or Load's)
@@ -645,7 +649,7 @@ class Runtime {
   bool WriteCode(std::unique_ptr<CodePage> spare, const std::string& key, Emitted* out, std::string* err);
   // The code (as written to code_), table and goexit entry of a program,
   // made the current one.
-  void Install(std::vector<uint8_t> code, FuncTable table, uint32_t goexit);
+  void Install(std::vector<uint8_t> code, std::shared_ptr<const FuncTable> table, uint32_t goexit);
   // Old stacks copystack left, their used part poisoned, kept until every
   // M has stopped (RetireStack); copystack runs on any M, and on the
   // collector's worker.
