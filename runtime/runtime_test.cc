@@ -318,19 +318,8 @@ end
   EXPECT_EQ(rt->global(0), 40u * 3 + 1 + 1);
 }
 
-// Recursion outgrows the initial 2 KiB stack: every port's morestack path,
-// newstack and copystack, with the saved return addresses (and, on
-// link-register ports, the LR morestack hands back) surviving each move.
-TEST(Runtime, RecursionGrowsTheStack) {
-  std::unique_ptr<Runtime> rt;
-  std::string err;
-  ASSERT_TRUE(RunProgram(R"(
-func main.main
-  movi r0, 200
-  call main.rec
-  st g[0], r0
-  ret
-end
+// main.rec(n): n + (n-1) + ... + 1, one 64-byte frame a level.
+constexpr const char* kRecursion = R"(
 func main.rec frame=64
   jz r0, base
   stslot 0, r0
@@ -341,7 +330,22 @@ func main.rec frame=64
 base:
   ret
 end
-)", {}, &rt, &err)) << err;
+)";
+
+// Recursion outgrows the initial 2 KiB stack: every port's morestack path,
+// newstack and copystack, with the saved return addresses (and, on
+// link-register ports, the LR morestack hands back) surviving each move.
+TEST(Runtime, RecursionGrowsTheStack) {
+  std::unique_ptr<Runtime> rt;
+  std::string err;
+  ASSERT_TRUE(RunProgram(std::string(R"(
+func main.main
+  movi r0, 200
+  call main.rec
+  st g[0], r0
+  ret
+end
+)") + kRecursion, {}, &rt, &err)) << err;
   EXPECT_EQ(rt->global(0), 200u * 201 / 2);
   EXPECT_GE(rt->events().Count(Ev::kGrow), 3u);
 }
@@ -365,21 +369,11 @@ func main.main frame=32
 STORE
   ret
 end
-func main.rec frame=64
-  jz r0, base
-  stslot 0, r0
-  addi r0, -1
-  call main.rec
-  ldslot r1, 0
-  add r0, r1
-base:
-  ret
-end
 )";
 
 std::string StaleStackProgram(const std::string& store) {
   std::string p = kStaleStackPointer;
-  return p.replace(p.find("STORE\n"), 6, store);
+  return p.replace(p.find("STORE\n"), 6, store) + kRecursion;
 }
 
 TEST(Runtime, APointerLeftIntoAMovedStackReadsPoison) {
