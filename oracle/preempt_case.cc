@@ -334,6 +334,25 @@ std::string CaseTimeSummary() {
   return s;
 }
 
+namespace {
+// The key a kept runtime is found by: its settings, source, clock and
+// mutation. Made once per combination a thread sees without a mutation
+// (five strings joined at every execution before).
+std::string KeepOptions(const Case& c, bool sysmon) {
+  auto make = [&] {
+    return "settings " + std::to_string(c.settings) + ", source " + harness::RequestSourceName(c.source) +
+           (sysmon ? ", sysmon's clock" : "") + ", mutation " + c.mutation;
+  };
+  const size_t source = static_cast<size_t>(c.source);
+  constexpr size_t kSources = harness::kRequestSources;
+  if (!c.mutation.empty() || source >= kSources) return make();
+  thread_local std::vector<std::string> made(256 * kSources * 2);
+  std::string& s = made[(c.settings * kSources + source) * 2 + (sysmon ? 1 : 0)];
+  if (s.empty()) s = make();
+  return s;
+}
+}  // namespace
+
 CaseResult RunCase(const Case& c, std::string* err) {
   g_phases.cases.fetch_add(1);
   int64_t t = NowNs();
@@ -349,8 +368,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   for (const Case::Point& p : c.then) sysmon = sysmon || p.source == harness::RequestSource::kSysmon;
   harness::KeepAs keep;
   if (c.keep_runtime) {
-    keep.options = "settings " + std::to_string(c.settings) + ", source " + harness::RequestSourceName(c.source) +
-                   (sysmon ? ", sysmon's clock" : "") + ", mutation " + c.mutation;
+    keep.options = KeepOptions(c, sysmon);
     keep.program = c.program;
   }
   harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, std::move(keep));
