@@ -16,7 +16,7 @@ struct Pool {
   MappingCounts counts;
 };
 
-constexpr int kKinds = 4;
+constexpr int kKinds = 5;
 
 struct Pools {
   std::mutex mu;
@@ -33,7 +33,8 @@ bool Full(Mapping kind, const Pool& p, size_t size) {
     case Mapping::kGoroutineStack: return p.held_bytes + size > (size_t{64} << 20);
     case Mapping::kG0Stack: return p.held >= 64;
     case Mapping::kHeap:
-    case Mapping::kData: return p.held >= 8;
+    case Mapping::kData:
+    case Mapping::kHeapObjects: return p.held >= 8;
   }
   return true;
 }

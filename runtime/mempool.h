@@ -12,9 +12,10 @@
 // A mapping is kept only when nothing can still reach it (the runtime that
 // gave it back had every M stopped), and whoever takes it again puts it in
 // the state a fresh mmap would have where that matters: a goroutine
-// stack's body zeroed, a heap reservation's pages inaccessible and zeroed
-// as they are handed out, the data pages zeroed (stack.cc, mheap.cc,
-// proc.cc say which). A g0 stack is taken as it was left: only C++ frames
+// stack zeroed from its lo up, a heap reservation's pages inaccessible and
+// zeroed as they are handed out, a heap object table zeroed (by the runtime
+// that gives it back, where its runs wrote), the data pages zeroed
+// (stack.cc, mheap.cc, proc.cc say which). A g0 stack is taken as it was left: only C++ frames
 // live there, below the SP mstart1 gives it.
 #ifndef SAFEPOINT_RUNTIME_MEMPOOL_H_
 #define SAFEPOINT_RUNTIME_MEMPOOL_H_
@@ -28,6 +29,7 @@ enum class Mapping {
   kG0Stack,         // an M's g0 stack (StartM)
   kHeap,            // the heap's PROT_NONE reservation (HeapInit)
   kData,            // the program's data reservation (Runtime::Runtime)
+  kHeapObjects,     // the heap's object table (HeapInit), all zero
 };
 
 // A kept mapping of exactly `size` bytes of that kind, or nullptr (then
@@ -35,7 +37,7 @@ enum class Mapping {
 void* TakeMapping(Mapping kind, size_t size);
 // Keeps the mapping for a later TakeMapping, or unmaps it when the pool
 // already holds its limit of that kind (64 MiB of goroutine stacks, 64 g0
-// stacks, 8 heap and 8 data reservations).
+// stacks, 8 heap and 8 data reservations, 8 object tables).
 void GiveMapping(Mapping kind, void* addr, size_t size);
 
 // Counters (tests, the fuzzers' reports): mappings taken from the pool,

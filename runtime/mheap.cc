@@ -23,9 +23,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <type_traits>
-#include <vector>
 
 #include "runtime/mempool.h"
 #include "runtime/runtime.h"
@@ -53,39 +51,22 @@ void Runtime::HeapInit() {
   }
   heap_base_ = reinterpret_cast<uintptr_t>(mem);
   static_assert(std::is_trivially_copyable_v<HeapObj> && std::is_aggregate_v<HeapObj>, "an unused HeapObj is zero bytes");
-  HeapObj* objs = TakeObjectTable();
-  heap_objs_.reset(objs != nullptr ? objs : static_cast<HeapObj*>(calloc(heap_pages_, sizeof(HeapObj))));
-  if (!heap_objs_) Throw("out of memory", "cannot allocate the heap's object table");
+  // The object table: a finished runtime's, which it zeroed where its runs
+  // wrote (GiveObjectTable), or a fresh mapping, zero and faulted in only
+  // where a run reaches. (A calloc zeroed all 128 KiB of it for every
+  // fresh runtime, one execution in thirty of a fuzzing process: 1% of
+  // its time.)
+  const size_t table_bytes = kHeapObjects * sizeof(HeapObj);
+  void* objs = TakeMapping(Mapping::kHeapObjects, table_bytes);
+  if (objs == nullptr) {
+    objs = mmap(nullptr, table_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (objs == MAP_FAILED) Throw("out of memory", std::string("cannot map the heap's object table: ") + strerror(errno));
+    CountFreshMapping(Mapping::kHeapObjects);
+  }
+  heap_objs_.reset(static_cast<HeapObj*>(objs));
 }
 
-// The object tables of finished runtimes, all zero again, for the next
-// ones (a fuzzing process makes a runtime fresh for one execution in
-// thirty: zeroing a new table's 128 KiB was 1% of its time; the finished
-// runtime zeroes only the entries its runs used).
-namespace {
-std::mutex g_tables_mu;
-std::vector<void*>& ObjectTables() {
-  static auto* v = new std::vector<void*>;  // leaked: used until the process exits
-  return *v;
-}
-constexpr size_t kKeptTables = 8;
-}  // namespace
-
-Runtime::HeapObj* Runtime::TakeObjectTable() {
-  std::lock_guard<std::mutex> lk(g_tables_mu);
-  if (ObjectTables().empty()) return nullptr;
-  void* t = ObjectTables().back();
-  ObjectTables().pop_back();
-  return static_cast<HeapObj*>(t);
-}
-
-void Runtime::GiveObjectTable() {
-  if (!heap_objs_) return;
-  memset(static_cast<void*>(heap_objs_.get()), 0, heap_high_ * sizeof(HeapObj));
-  std::lock_guard<std::mutex> lk(g_tables_mu);
-  if (ObjectTables().size() >= kKeptTables) return;  // heap_objs_ frees it
-  ObjectTables().push_back(heap_objs_.release());
-}
+void Runtime::FreeHeapObjs::operator()(HeapObj* p) const { munmap(p, kHeapObjects * sizeof(HeapObj)); }
 
 // Every page back to inaccessible in one call (the pages a run handed out
 // are one span from the base, and after a Reset the run before's too),
@@ -97,7 +78,9 @@ void Runtime::HeapRelease() {
   } else {
     GiveMapping(Mapping::kHeap, reinterpret_cast<void*>(heap_base_), heap_page_ * heap_pages_);
   }
-  GiveObjectTable();
+  // The object table zeroed where the runs wrote, as a fresh mapping is.
+  memset(static_cast<void*>(heap_objs_.get()), 0, heap_high_ * sizeof(HeapObj));
+  GiveMapping(Mapping::kHeapObjects, heap_objs_.release(), kHeapObjects * sizeof(HeapObj));
   heap_base_ = 0;
   heap_next_ = heap_high_ = 0;
 }

@@ -564,8 +564,6 @@ class Runtime {
   };
   void HeapInit();
   void HeapRelease();  // ~Runtime: the reservation kept for the next runtime
-  static HeapObj* TakeObjectTable();  // a finished runtime's, zeroed, or nullptr
-  void GiveObjectTable();             // heap_objs_ zeroed and kept (HeapRelease)
   void ReleaseGsAndMs();  // ~Runtime and Reset: stacks and g0 stacks kept for reuse
   // The object whose payload holds w, or -1.
   int64_t HeapFind(uintptr_t w) const;
@@ -728,11 +726,12 @@ class Runtime {
   size_t heap_page_ = 0, heap_pages_ = 0, heap_next_ = 0;
   bool heap_reused_ = false;  // a kept reservation: pages zeroed as handed out
   size_t heap_high_ = 0;      // pages ever handed out from this reservation (across Resets)
-  // Zeroed memory (calloc): an all-zero HeapObj is an unused one, and only
-  // the entries a run reaches are ever touched (constructed, the 8192
-  // entries were 128 KB written, 32 page faults, in every fresh runtime).
+  // Zeroed memory (a mapping, fresh or kept: runtime/mempool.h): an
+  // all-zero HeapObj is an unused one, and only the entries a run reaches
+  // are ever touched (constructed, the 8192 entries were 128 KB written,
+  // 32 page faults, in every fresh runtime).
   struct FreeHeapObjs {
-    void operator()(HeapObj* p) const { free(p); }
+    void operator()(HeapObj* p) const;  // unmaps it
   };
   std::unique_ptr<HeapObj[], FreeHeapObjs> heap_objs_;
   bool gc_marking_ = false;          // heap_mu_: allocate black
