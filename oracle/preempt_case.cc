@@ -244,11 +244,10 @@ struct Reference {
     std::shared_ptr<const harness::Observation> run;
   };
   std::shared_ptr<Unreached> unreached = std::make_shared<Unreached>();
-  // The function table: the kept runtime's own, shared (a copy of it for
-  // every new reference was a third of a fuzzing process's allocations),
-  // or base.table where an unpreempted run made one.
-  std::shared_ptr<const FuncTable> shared_table;
-  const FuncTable& table() const { return shared_table ? *shared_table : base.table; }
+  // The function table: the kept runtime's own, shared (not a copy for
+  // every new reference), or the one an unpreempted run made (base.table
+  // moved here). Null until the reference is made.
+  std::shared_ptr<const FuncTable> table;
 };
 
 // Whether the unpreempted run of a predicted program never reaches the
@@ -401,7 +400,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
   // an unpreempted run, and its end state the reference (a third of a
   // fuzzing campaign's cases); a fresh runtime runs the unpreempted run
   // first, as it always did.
-  const bool cached = !ref.table().insns.empty();
+  const bool cached = ref.table && !ref.table->insns.empty();
   bool deferred = false;
   if (!cached) {
     if (!prog.Find("main.main")) {
@@ -410,10 +409,11 @@ CaseResult RunCase(const Case& c, std::string* err) {
     }
     if (!c.keep_runtime && !c.predict) {
       if (!unpreempted(&base)) return r;
+      ref.table = std::make_shared<const FuncTable>(std::move(base.table));
     } else {
       std::unique_ptr<harness::RuntimeUnderTest> rt = make();
       if (!rt->Load(prog, err)) return r;
-      ref.shared_table = rt->shared_table();
+      ref.table = rt->shared_table();
       ref.predicted = c.predict && PredictEndState(prog, rt->xstate_tier(), &base.end, &ref.may_run);
       if (ref.predicted && c.edit_prediction) c.edit_prediction(&base.end);
       if (ref.predicted) {
@@ -430,7 +430,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
     }
     if (!deferred) keep_baseline();
   }
-  const FuncTable& table = ref.table();  // (ref's: the contradiction below copies the reference, table and all)
+  const FuncTable& table = *ref.table;  // (the contradiction below copies the reference, sharing the table)
   r.instructions = table.insns.size();
   for (const FuncInfo& f : table.funcs) r.code_bytes = std::max(r.code_bytes, f.end);
   if (r.instructions == 0) {
@@ -492,7 +492,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
     changed->predicted = false;
     held = changed;  // (ref and base are the old one's from here)
     keep_baseline();
-    r.judgement = Judge(NativePort(), state, held->base.end, r.obs, &held->table());
+    r.judgement = Judge(NativePort(), state, held->base.end, r.obs, held->table.get());
   }
   r.judgement.semantics = semantics;
   // The first sound run that never reached its armed instruction answers

@@ -27,13 +27,13 @@ class ById {
   }
   // The least id whose entry is not T{}, or -1.
   int64_t Least() const {
-    if (!sparse_.empty() && sparse_.begin()->first < 0)
-      for (const auto& [id, v] : sparse_)
-        if (id < 0 && !(v == T{})) return id;
+    auto high = sparse_.lower_bound(0);  // the sparse ids below the dense ones, then those above
+    for (auto it = sparse_.begin(); it != high; ++it)
+      if (!(it->second == T{})) return it->first;
     for (size_t i = 0; i < dense_.size(); i++)
       if (!(dense_[i] == T{})) return static_cast<int64_t>(i);
-    for (const auto& [id, v] : sparse_)
-      if (!(v == T{})) return id;
+    for (auto it = high; it != sparse_.end(); ++it)
+      if (!(it->second == T{})) return it->first;
     return -1;
   }
 
