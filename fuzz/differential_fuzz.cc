@@ -40,10 +40,7 @@
 //   ==safepoint-diff== <op kind> at <function>+op<N>: <port A> <verdict> vs <port B> <verdict>
 // Extra counters carry (operation kind x the vector of verdicts across
 // ports) and the declared differences.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -55,6 +52,7 @@
 #include <vector>
 
 #include "fuzz/artifacts.h"
+#include "fuzz/executor_process.h"
 #include "core/ir.h"
 #include "fuzz/extra_counters.h"
 #include "fuzz/verdict_probe.h"
@@ -64,7 +62,6 @@
 #include "platforms/native.h"
 #include "runtime/runtime.h"
 
-extern char** environ;
 
 namespace {
 
@@ -78,11 +75,7 @@ constexpr int kMaxProbesPerInput = 8;
 using safepoint::fuzz::Feature;
 
 // --- the executors ---------------------------------------------------------
-struct Executor {
-  std::string config, path, port;
-  pid_t pid = -1;
-  int to = -1, from = -1;
-};
+using Executor = safepoint::fuzz::ExecutorProcess;
 std::vector<Executor> g_execs;
 std::string g_runner;
 int g_request_ms = 120000;
@@ -94,57 +87,8 @@ bool g_verbose = false;
   exit(2);
 }
 
-void Stop(Executor& e, bool force) {
-  if (e.to >= 0) close(e.to);
-  if (e.from >= 0) close(e.from);
-  e.to = e.from = -1;
-  if (e.pid <= 0) return;
-  // Closing its input ends a healthy executor; give it 2 s, then kill it
-  // (by the process id this driver started).
-  int status;
-  for (int i = 0; i < 200 && !force; i++) {
-    if (waitpid(e.pid, &status, WNOHANG) == e.pid) return (void)(e.pid = -1);
-    usleep(10000);
-  }
-  kill(e.pid, SIGKILL);
-  waitpid(e.pid, &status, 0);
-  e.pid = -1;
-}
-
-bool Start(Executor& e, std::string* err) {
-  int in[2], out[2];
-  if (pipe2(in, O_CLOEXEC) != 0) return *err = "pipe: " + std::string(strerror(errno)), false;
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    close(in[0]), close(in[1]);
-    return *err = "pipe: " + std::string(strerror(errno)), false;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-  std::string cfg = "--config=" + e.config;
-  char* argv[] = {const_cast<char*>(g_runner.c_str()), const_cast<char*>(cfg.c_str()), const_cast<char*>(e.path.c_str()),
-                  nullptr};
-  int rc = posix_spawn(&e.pid, g_runner.c_str(), &fa, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(in[0]), close(out[1]);
-  e.to = in[1], e.from = out[0];
-  if (rc != 0) {
-    e.pid = -1;
-    Stop(e, true);
-    return *err = "cannot start " + g_runner + ": " + strerror(rc), false;
-  }
-  Header h;
-  std::string payload, config;
-  if (!ReadFrame(e.from, kResponseMagic, &h, &payload, err, g_hello_ms) || h.kind != kHello ||
-      !DecodeHello(payload, &e.port, &config, err)) {
-    *err = "waiting for the hello of " + e.path + " under --config=" + e.config + ": " +
-           (err->empty() ? "a frame that is no hello" : *err);
-    Stop(e, true);
-    return false;
-  }
-  return true;
-}
+void Stop(Executor& e, bool force) { safepoint::fuzz::StopExecutor(e, force); }
+bool Start(Executor& e, std::string* err) { return safepoint::fuzz::StartExecutor(e, g_runner, g_hello_ms, err); }
 
 bool Send(Executor& e, const std::string& frame, std::string* err) {
   if (e.pid <= 0 && !Start(e, err)) return false;
@@ -246,22 +190,9 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   const char* runner = getenv("SAFEPOINT_RUNNER");
   if (runner == nullptr || !*runner) Die("SAFEPOINT_EXECUTORS is set but SAFEPOINT_RUNNER (platforms/toolchains/run) is not");
   g_runner = runner;
-  std::string s = spec;
-  for (size_t at = 0; at <= s.size();) {
-    size_t comma = s.find(',', at);
-    if (comma == std::string::npos) comma = s.size();
-    std::string item = s.substr(at, comma - at);
-    at = comma + 1;
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      Die("SAFEPOINT_EXECUTORS: '" + item + "' is not CONFIG=PATH");
-    Executor e;
-    e.config = item.substr(0, eq), e.path = item.substr(eq + 1);
-    if (access(e.path.c_str(), X_OK) != 0) Die("SAFEPOINT_EXECUTORS: " + e.path + " is not an executable file");
-    g_execs.push_back(e);
-  }
+  std::string err;
+  if (!safepoint::fuzz::ParseExecutors(spec, &g_execs, &err)) Die("SAFEPOINT_EXECUTORS: " + err);
   for (Executor& e : g_execs) {
-    std::string err;
     if (!Start(e, &err)) Die(err);
     fprintf(stderr, "differential_fuzz: executor %s (port %s) up: %s\n", e.config.c_str(), e.port.c_str(), e.path.c_str());
   }

@@ -22,14 +22,23 @@
 // from the program's meaning where it can be (oracle/preempt_case.h);
 // SAFEPOINT_FUZZ_PREDICT=0 runs it every time instead. At exit: what the kept runtimes did, and
 // where a case's time went, and an execution's.
+//
+// Another port's runtime, driven from here: SAFEPOINT_FUZZ_EXECUTOR=CONFIG=PATH
+// (a fuzz:case_executor built for CONFIG) and SAFEPOINT_RUNNER
+// (platforms/toolchains/run) make this native fuzzer run every case's runs
+// in that executor, started once under the config's QEMU
+// (fuzz/case_protocol.h), and judge them for its port: only the runs are
+// emulated. ci/bench.sh and ci/fuzz.sh fuzz the emulated configs so.
 #include <malloc.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "fuzz/artifacts.h"
+#include "fuzz/case_protocol.h"
 #include "oracle/preempt_case.h"
 #include "harness/mutations.h"
 #include "harness/runtime_under_test.h"
@@ -70,6 +79,10 @@ std::string ExecTimeSummary() {
 }
 
 const safepoint::harness::MutationDef* g_mutation = nullptr;
+// SAFEPOINT_FUZZ_EXECUTOR: the executor whose port the runs are on (null:
+// this process's runtime, the native port).
+safepoint::fuzz::cases::Driver* g_driver = nullptr;
+const safepoint::PortInfo& Port() { return g_driver ? g_driver->port() : safepoint::NativePort(); }
 // SAFEPOINT_FUZZ_FRESH=1: a fresh runtime for every run (the kept ones'
 // counterpart, to compare their speed and findings).
 bool g_keep = true;
@@ -97,13 +110,13 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
   }
   Feature(6, o.collections > 0, o.objects_freed > 0);  // the collector ran, freed
   Feature(8, !r.known_hazard.empty());                  // Go 1.26's vector-register hazard shown
-  Feature(7, std::hash<std::string_view>()(safepoint::NativePort().name));
+  Feature(7, std::hash<std::string_view>()(Port().name));
   // How far the stack room at the armed instruction is from what the
   // injected call needs (8-byte steps within 256 bytes of it, 16-byte steps
   // up to 2 KB): a gradient toward the stack rule's boundary, which no
   // generated program reaches by chance.
   if (o.stack_room >= 0) {
-    int64_t d = o.stack_room - static_cast<int64_t>(safepoint::oracle::AsyncPreemptStack(safepoint::NativePort()));
+    int64_t d = o.stack_room - static_cast<int64_t>(safepoint::oracle::AsyncPreemptStack(Port()));
     int64_t bucket = d < -256 ? -64 : d < 256 ? d / 8 : d < 2048 ? 32 + d / 16 : 200;
     Feature(9, static_cast<uint64_t>(bucket + 64), outcome);
   }
@@ -159,15 +172,38 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   safepoint::SetFatalErrorsAbort(true);  // a fatal error is a crash with its input saved
+  if (const char* e = getenv("SAFEPOINT_FUZZ_EXECUTOR"); e && *e) {
+    std::vector<safepoint::fuzz::ExecutorProcess> one;
+    std::string err;
+    const char* runner = getenv("SAFEPOINT_RUNNER");
+    if (!safepoint::fuzz::ParseExecutors(e, &one, &err) || one.size() != 1) {
+      fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_EXECUTOR=%s: %s\n", e,
+              err.empty() ? "one CONFIG=PATH, not several" : err.c_str());
+      exit(2);
+    }
+    if (runner == nullptr || !*runner) {
+      fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_EXECUTOR is set but SAFEPOINT_RUNNER (platforms/toolchains/run) is not\n");
+      exit(2);
+    }
+    g_driver = new safepoint::fuzz::cases::Driver(one[0].config, one[0].path, runner);  // ends with the process
+    fprintf(stderr, "preempt_fuzz: runs on the case executor for %s (port %s): %s\n", one[0].config.c_str(),
+            std::string(Port().name).c_str(), one[0].path.c_str());
+  }
   // An input whose run never ends is a finding with its input kept, not a
   // test runner's timeout (fuzz/artifacts.h says why libFuzzer's own
   // -timeout cannot see it here).
   safepoint::fuzz::StartStallWatchdog("preempt_fuzz", *argc, *argv,
-                                      "safepoint repro --arch=" + std::string(safepoint::NativePort().name));
+                                      "safepoint repro --arch=" + std::string(Port().name));
   // What the kept runtimes did, at the end: a reset that could not be
   // proven clean made a fresh runtime instead, and says why here.
   atexit([] {
-    fprintf(stderr, "preempt_fuzz: %s\n", safepoint::harness::KeptRuntimeSummary().c_str());
+    if (g_driver) {
+      // The executor says what its kept runtimes did when its input ends.
+      delete g_driver;
+      g_driver = nullptr;
+    } else {
+      fprintf(stderr, "preempt_fuzz: %s\n", safepoint::harness::KeptRuntimeSummary().c_str());
+    }
     fprintf(stderr, "preempt_fuzz: %s\n", safepoint::oracle::CaseTimeSummary().c_str());
     fprintf(stderr, "preempt_fuzz: %s\n", ExecTimeSummary().c_str());
   });
@@ -179,12 +215,12 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
       fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_MUTATE=%s: no such mutation (safepoint sweep --mutate=list)\n", m);
       exit(2);
     }
-    std::string why = safepoint::harness::MutationInapplicable(*g_mutation, safepoint::NativePort());
+    std::string why = safepoint::harness::MutationInapplicable(*g_mutation, Port());
     if (!why.empty()) {
       fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_MUTATE=%s does not apply here: %s\n", m, why.c_str());
       exit(2);
     }
-    why = safepoint::harness::MutationUnseenInRuns(*g_mutation, safepoint::NativePort());
+    why = safepoint::harness::MutationUnseenInRuns(*g_mutation, Port());
     if (!why.empty())
       fprintf(stderr, "preempt_fuzz: SAFEPOINT_FUZZ_MUTATE=%s: no run shows it here, this campaign cannot find it: %s\n",
               m, why.c_str());
@@ -205,6 +241,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   c.keep_runtime = g_keep;  // a runtime kept per settings and program (harness/reference.cc)
   c.predict = g_predict;
+  if (g_driver) c.target = g_driver->target();
   safepoint::fuzz::ExecutionBegins(data, size);
   safepoint::oracle::CaseResult r = safepoint::oracle::RunCase(c, &err);
   safepoint::fuzz::ExecutionEnds();
@@ -213,7 +250,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The unpreempted run itself failed: a generated program the runtime
     // could not run is a finding too (the generator promises valid ones).
     fprintf(stderr, "==safepoint-fuzz== ERROR: run failed before any preemption [%s]: %s\n",
-            std::string(safepoint::NativePort().name).c_str(), err.c_str());
+            std::string(Port().name).c_str(), err.c_str());
     safepoint::fuzz::SaveArtifact("crash", data, size);
     abort();
   }
@@ -236,7 +273,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fprintf(stderr, at == 0 ? "%s\n" : "==safepoint-fuzz== ERROR: |%s\n", line.c_str());
       at = n + 1;
     }
-    fprintf(stderr, "  replay: safepoint repro --arch=%s CRASH_FILE\n", std::string(safepoint::NativePort().name).c_str());
+    fprintf(stderr, "  replay: safepoint repro --arch=%s CRASH_FILE\n", std::string(Port().name).c_str());
     safepoint::fuzz::SaveArtifact("crash", data, size);
     abort();
   }

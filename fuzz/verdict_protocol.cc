@@ -1,5 +1,7 @@
 #include "fuzz/verdict_protocol.h"
 
+#include "fuzz/wire.h"
+
 #include <poll.h>
 #include <unistd.h>
 
@@ -27,70 +29,8 @@ const char* OutcomeName(Outcome o) {
   return i < sizeof names / sizeof names[0] ? names[i] : "unknown-outcome";
 }
 
-namespace {
-
-class Writer {
- public:
-  void U8(uint8_t v) { s_.push_back(static_cast<char>(v)); }
-  void U16(uint16_t v) { U8(v & 0xff), U8(v >> 8); }
-  void U32(uint32_t v) { U16(v & 0xffff), U16(v >> 16); }
-  void Str(std::string_view v) { U32(static_cast<uint32_t>(v.size())), s_.append(v); }
-  std::string Frame(uint32_t magic, uint16_t kind) const {
-    Writer h;
-    h.U32(magic), h.U16(kVersion), h.U16(kind), h.U32(static_cast<uint32_t>(s_.size()));
-    return h.s_ + s_;
-  }
-
- private:
-  std::string s_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view s) : s_(s) {}
-  bool U8(uint8_t* v) {
-    if (at_ + 1 > s_.size()) return Short("a byte");
-    *v = static_cast<uint8_t>(s_[at_++]);
-    return true;
-  }
-  bool U16(uint16_t* v) {
-    uint8_t a, b;
-    if (!U8(&a) || !U8(&b)) return false;
-    *v = static_cast<uint16_t>(a | b << 8);
-    return true;
-  }
-  bool U32(uint32_t* v) {
-    uint16_t a, b;
-    if (!U16(&a) || !U16(&b)) return false;
-    *v = a | static_cast<uint32_t>(b) << 16;
-    return true;
-  }
-  bool Str(std::string* v) {
-    uint32_t n;
-    if (!U32(&n)) return false;
-    if (n > s_.size() - at_) return Short("a string of " + std::to_string(n) + " bytes");
-    v->assign(s_.substr(at_, n));
-    at_ += n;
-    return true;
-  }
-  // True when every byte was read.
-  bool Done() {
-    if (at_ == s_.size()) return true;
-    err = std::to_string(s_.size() - at_) + " bytes after the payload's end";
-    return false;
-  }
-  std::string err;
-
- private:
-  bool Short(const std::string& what) {
-    err = "the payload ends at byte " + std::to_string(at_) + " where " + what + " was due";
-    return false;
-  }
-  std::string_view s_;
-  size_t at_ = 0;
-};
-
-}  // namespace
+using wire::Reader;
+using wire::Writer;
 
 std::string EncodeRequest(const ProbeRequest& r) {
   Writer w;
@@ -98,7 +38,7 @@ std::string EncodeRequest(const ProbeRequest& r) {
   w.Str(r.program);
   w.U32(static_cast<uint32_t>(r.ops.size()));
   for (uint32_t op : r.ops) w.U32(op);
-  return w.Frame(kRequestMagic, kProbe);
+  return w.Frame(kRequestMagic, kVersion, kProbe);
 }
 
 std::string EncodeResponse(const ProbeResponse& r) {
@@ -114,16 +54,16 @@ std::string EncodeResponse(const ProbeResponse& r) {
     w.Str(p.detail);
     w.Str(p.expect_rule);
   }
-  return w.Frame(kResponseMagic, kResult);
+  return w.Frame(kResponseMagic, kVersion, kResult);
 }
 
 std::string EncodeHello(std::string_view port, std::string_view config) {
   Writer w;
   w.Str(port), w.Str(config);
-  return w.Frame(kResponseMagic, kHello);
+  return w.Frame(kResponseMagic, kVersion, kHello);
 }
 
-bool DecodeHeader(const uint8_t* p, uint32_t magic, Header* h, std::string* err) {
+bool DecodeHeader(const uint8_t* p, uint32_t magic, Header* h, std::string* err, uint32_t max_payload) {
   Reader r(std::string_view(reinterpret_cast<const char*>(p), kHeaderBytes));
   r.U32(&h->magic), r.U16(&h->version), r.U16(&h->kind), r.U32(&h->length);
   char b[64];
@@ -136,8 +76,8 @@ bool DecodeHeader(const uint8_t* p, uint32_t magic, Header* h, std::string* err)
     *err = "protocol version " + std::to_string(h->version) + ", not " + std::to_string(kVersion);
     return false;
   }
-  if (h->length > kMaxPayload) {
-    *err = "a payload of " + std::to_string(h->length) + " bytes (at most " + std::to_string(kMaxPayload) + ")";
+  if (h->length > max_payload) {
+    *err = "a payload of " + std::to_string(h->length) + " bytes (at most " + std::to_string(max_payload) + ")";
     return false;
   }
   return true;
@@ -230,7 +170,7 @@ bool WriteFull(int fd, const void* buf, size_t n) {
 }
 
 bool ReadFrame(int fd, uint32_t magic, Header* h, std::string* payload, std::string* err, int deadline_ms,
-               bool* bad_header) {
+               bool* bad_header, uint32_t max_payload) {
   auto start = std::chrono::steady_clock::now();
   auto left = [&] {
     if (deadline_ms < 0) return -1;
@@ -246,7 +186,7 @@ bool ReadFrame(int fd, uint32_t magic, Header* h, std::string* payload, std::str
                       : "end of file inside a frame header";
     return false;
   }
-  if (!DecodeHeader(hdr, magic, h, err)) {
+  if (!DecodeHeader(hdr, magic, h, err, max_payload)) {
     if (bad_header) *bad_header = true;
     return false;
   }

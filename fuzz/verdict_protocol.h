@@ -151,8 +151,10 @@ std::string EncodeResponse(const ProbeResponse& r);
 std::string EncodeHello(std::string_view port, std::string_view config);
 
 // The header of a frame from `magic`'s side; false with *err when it is no
-// frame of this protocol's version.
-bool DecodeHeader(const uint8_t* p, uint32_t magic, Header* h, std::string* err);
+// frame of this protocol's version or its payload is longer than
+// max_payload (another protocol on the same frames, fuzz/case_protocol.h,
+// carries more).
+bool DecodeHeader(const uint8_t* p, uint32_t magic, Header* h, std::string* err, uint32_t max_payload = kMaxPayload);
 // Payloads (the bytes after the header); false with *err when malformed.
 bool DecodeRequest(std::string_view payload, ProbeRequest* r, std::string* err);
 bool DecodeResponse(std::string_view payload, ProbeResponse* r, std::string* err);
@@ -168,7 +170,7 @@ bool WriteFull(int fd, const void* buf, size_t n);
 // False with *err at end of file, a deadline, or a bad header
 // (*bad_header set for the last: the stream has no boundary left).
 bool ReadFrame(int fd, uint32_t magic, Header* h, std::string* payload, std::string* err, int deadline_ms = -1,
-               bool* bad_header = nullptr);
+               bool* bad_header = nullptr, uint32_t max_payload = kMaxPayload);
 
 // The executor's loop: reads requests from `in` until end of file, answers
 // each on `out` through `handle`. Returns 0 at end of file, 3 after a bad

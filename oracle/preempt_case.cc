@@ -52,8 +52,9 @@ std::string GeneratedProgram(const uint8_t* data, size_t n) {
   return text;
 }
 
-// nullptr (with *err) for text that does not parse.
-std::shared_ptr<const ir::Program> ParsedProgram(const std::string& text, std::string* err) {
+}  // namespace
+
+std::shared_ptr<const ir::Program> CaseProgram(const std::string& text, std::string* err) {
   {
     std::lock_guard<std::mutex> lk(g_memo_mu);
     auto it = ParsedPrograms().find(text);
@@ -66,6 +67,8 @@ std::shared_ptr<const ir::Program> ParsedProgram(const std::string& text, std::s
   ParsedPrograms().emplace(text, prog);
   return prog;
 }
+
+namespace {
 
 // Where a case's chain begins (its mark and count valid), else `size`:
 // the one reading of it, DecodeCase's and MutateCasePoints's.
@@ -158,18 +161,7 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   }
   c.settings = at(0);
   c.source = static_cast<harness::RequestSource>(c.settings >> 6);
-  c.opts.hooks.sysmon = false;  // preemption only where the input arms it
-  // A generated program may run thousands of goroutines (a go loop): the
-  // log keeps a run's first events, and the progress oracle needs those
-  // after the trap (oracle/judge.cc).
-  c.opts.hooks.event_capacity = 1 << 15;
-  c.opts.hooks.event_times = false;  // judged by order only
-  if (c.settings & 1) c.opts.settings.godebug = "asyncpreemptoff=1";
-  c.opts.experiments.runtimesecret = (c.settings & 2) != 0;
-  c.opts.experiments.simd = (c.settings & 4) != 0;
-  c.opts.settings.xstate_scan = (c.settings & 8) ? XStateScan::kGo126 : XStateScan::kGo127;
-  if (c.settings & 16) harness::CollectAtEveryPreemption(&c.opts);
-  c.opts.settings.gomaxprocs = (c.settings & 32) ? 2 : 1;
+  c.opts = CaseOptions(c.settings);
   // The chain, if the input ends in one: it is cut off before the
   // generator reads the rest.
   const size_t body = ReadChain(data, size, &c.then);
@@ -191,6 +183,23 @@ bool DecodeCase(const uint8_t* data, size_t size, Case* out, std::string* err) {
   }
   *out = std::move(c);
   return true;
+}
+
+RuntimeOptions CaseOptions(uint8_t settings) {
+  RuntimeOptions o;
+  o.hooks.sysmon = false;  // preemption only where the input arms it
+  // A generated program may run thousands of goroutines (a go loop): the
+  // log keeps a run's first events, and the progress oracle needs those
+  // after the trap (oracle/judge.cc).
+  o.hooks.event_capacity = 1 << 15;
+  o.hooks.event_times = false;  // judged by order only
+  if (settings & 1) o.settings.godebug = "asyncpreemptoff=1";
+  o.experiments.runtimesecret = (settings & 2) != 0;
+  o.experiments.simd = (settings & 4) != 0;
+  o.settings.xstate_scan = (settings & 8) ? XStateScan::kGo126 : XStateScan::kGo127;
+  if (settings & 16) harness::CollectAtEveryPreemption(&o);
+  o.settings.gomaxprocs = (settings & 32) ? 2 : 1;
+  return o;
 }
 
 std::string EncodeChain(const std::vector<Case::Point>& then) {
@@ -286,10 +295,11 @@ VectorLayout LayoutOf(const PortInfo& port, int tier) {
 }  // namespace
 
 // (200,000 operations: beyond, a run is cheaper to make than to predict.)
-bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end, MayRun* may_run) {
+bool PredictEndState(const PortInfo& port, const ir::Program& prog, int tier, harness::EndState* end,
+                     MayRun* may_run) {
   if (tier < 0) return false;
   std::string why;
-  return InterpretEndState(prog, "main.main", LayoutOf(NativePort(), tier), &end->globals, &end->vdump, &why, 200'000,
+  return InterpretEndState(prog, "main.main", LayoutOf(port, tier), &end->globals, &end->vdump, &why, 200'000,
                            may_run);
 }
 
@@ -356,7 +366,9 @@ CaseResult RunCase(const Case& c, std::string* err) {
   g_phases.cases.fetch_add(1);
   int64_t t = NowNs();
   CaseResult r;
-  std::shared_ptr<const ir::Program> parsed = ParsedProgram(c.program, err);
+  const PortInfo& port = c.target ? *c.target->port : NativePort();
+  r.port = &port;
+  std::shared_ptr<const ir::Program> parsed = CaseProgram(c.program, err);
   if (parsed == nullptr) {
     *err = c.program_name + ": " + *err;
     return r;
@@ -370,7 +382,8 @@ CaseResult RunCase(const Case& c, std::string* err) {
     keep.options = KeepOptions(c, sysmon);
     keep.program = c.program;
   }
-  harness::RuntimeFactory make = harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, std::move(keep));
+  harness::RuntimeFactory make = c.target ? c.target->runtimes(c, sysmon, std::move(keep))
+                                          : harness::ReferenceRuntimeFactory(c.opts, c.source, sysmon, std::move(keep));
   std::shared_ptr<Reference> held;
   {
     std::lock_guard<std::mutex> lk(g_mu);
@@ -414,7 +427,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
       std::unique_ptr<harness::RuntimeUnderTest> rt = make();
       if (!rt->Load(prog, err)) return r;
       ref.table = rt->shared_table();
-      ref.predicted = c.predict && PredictEndState(prog, rt->xstate_tier(), &base.end, &ref.may_run);
+      ref.predicted = c.predict && PredictEndState(port, prog, rt->xstate_tier(), &base.end, &ref.may_run);
       if (ref.predicted && c.edit_prediction) c.edit_prediction(&base.end);
       if (ref.predicted) {
         g_phases.predicted.fetch_add(1);
@@ -478,8 +491,8 @@ CaseResult RunCase(const Case& c, std::string* err) {
   State state;
   state.runtimesecret = c.opts.experiments.runtimesecret;
   state.asyncpreemptoff = (c.settings & 1) != 0;
-  state.async_preempt_stack = AsyncPreemptStack(NativePort());
-  r.judgement = Judge(NativePort(), state, base.end, r.obs, &table);
+  state.async_preempt_stack = AsyncPreemptStack(port);
+  r.judgement = Judge(port, state, base.end, r.obs, &table);
   if (ref.predicted && r.obs.trapped && !r.judgement.state_diff.empty()) {
     // The armed run contradicts the prediction: a real unpreempted run
     // decides, and is the reference from now on.
@@ -492,7 +505,7 @@ CaseResult RunCase(const Case& c, std::string* err) {
     changed->predicted = false;
     held = changed;  // (ref and base are the old one's from here)
     keep_baseline();
-    r.judgement = Judge(NativePort(), state, held->base.end, r.obs, held->table.get());
+    r.judgement = Judge(port, state, held->base.end, r.obs, held->table.get());
   }
   r.judgement.semantics = semantics;
   // The first sound run that never reached its armed instruction answers
@@ -543,7 +556,7 @@ std::string Observed(const Case& c, const CaseResult& r) {
                   std::to_string(r.instructions) + "), request from " + harness::RequestSourceName(c.source) + ": ";
   if (o.trapped)
     s += "stack room " + std::to_string(o.stack_room) + " bytes (asyncPreemptStack " +
-         std::to_string(AsyncPreemptStack(NativePort())) + "), ";
+         std::to_string(AsyncPreemptStack(r.port ? *r.port : NativePort())) + "), ";
   s += Showed(o);
   if (r.judgement.frame_judged > 0)
     s += "; frame table: " + std::string(r.judgement.frame.empty() ? "as the machine's" : "differs") + " at " +
@@ -565,7 +578,8 @@ std::string Describe(const Case& c, const CaseResult& r) {
   std::string where = Where(o);
   // "ERROR:" in the first line: libFuzzer's -fork echoes a job's lines that
   // hold it to the campaign's log (the job's own log is deleted).
-  std::string s = "==safepoint-fuzz== ERROR: " + r.judgement.Headline() + " [" + std::string(NativePort().name) + "]\n";
+  std::string s = "==safepoint-fuzz== ERROR: " + r.judgement.Headline() + " [" +
+                  std::string((r.port ? *r.port : NativePort()).name) + "]\n";
   s += "  at " + where + " of " + c.program_name + ", settings 0x" + [&] {
     char b[8];
     snprintf(b, sizeof b, "%02x", c.settings);

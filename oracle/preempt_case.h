@@ -35,11 +35,27 @@
 #include "harness/armed.h"
 #include "harness/generator.h"
 
+#include "harness/runtime_under_test.h"
 #include "oracle/judge.h"
 #include "oracle/semantics.h"
+#include "platforms/port.h"
 #include "runtime/options.h"
 
 namespace safepoint::oracle {
+
+struct Case;
+
+// Where a case's runs are made, and the port it is judged for. Without one
+// (Case::target null) the reference runtime in this process, on the native
+// port; a native fuzzer driving another port's runtime in an executor
+// (fuzz/case_protocol.h) gives its own.
+struct CaseTarget {
+  const PortInfo* port = nullptr;
+  // The runtimes of case `c` (its options, source and mutation), sysmon on
+  // a ManualClock or not, kept by `keep` (harness::NewReferenceRuntime's
+  // meaning): what RunCase would make in this process.
+  std::function<harness::RuntimeFactory(const Case& c, bool sysmon_clock, harness::KeepAs keep)> runtimes;
+};
 
 struct Case {
   RuntimeOptions opts;
@@ -77,7 +93,18 @@ struct Case {
   // Tests: changes a prediction before it is used (a wrong one, to see the
   // semantics oracle catch it).
   std::function<void(harness::EndState*)> edit_prediction;
+  // Null: this process's reference runtime, judged for the native port.
+  const CaseTarget* target = nullptr;
 };
+
+// The runtime's options a settings byte means (byte 0 of a case, above),
+// without a mutation: DecodeCase's, and a case executor's, which is sent
+// the byte (fuzz/case_protocol.h).
+RuntimeOptions CaseOptions(uint8_t settings);
+
+// A case's program parsed (nullptr with *err when the text does not
+// parse): the last 256 texts are remembered.
+std::shared_ptr<const ir::Program> CaseProgram(const std::string& text, std::string* err);
 
 // The chain's bytes for `then` (what an input ends in), for seeds and tests.
 std::string EncodeChain(const std::vector<Case::Point>& then);
@@ -115,6 +142,7 @@ struct CaseResult {
   bool answered = false;
   size_t instructions = 0;  // in the program's function table
   uint32_t code_bytes = 0;  // the loaded program's code, from its entry offset 0
+  const PortInfo* port = nullptr;  // the port it ran on and was judged for (set by RunCase)
 };
 
 // Runs the program armed at the chosen instruction and judges the run
@@ -124,12 +152,13 @@ CaseResult RunCase(const Case& c, std::string* err);
 
 // The end state an unpreempted run of `prog`'s main.main leaves, from the
 // program's meaning (oracle/semantics.h), its vector registers those of
-// tier `tier` of this port (RuntimeUnderTest::xstate_tier after the
+// tier `tier` of `port` (RuntimeUnderTest::xstate_tier after the
 // program's load); false where that cannot be predicted (outside the
 // interpreter's subset, a vdump of values only a run shows, a tier of -1,
 // more than 200,000 operations).
 // With `may_run`, also where the program's code may run (oracle/semantics.h).
-bool PredictEndState(const ir::Program& prog, int tier, harness::EndState* end, MayRun* may_run = nullptr);
+bool PredictEndState(const PortInfo& port, const ir::Program& prog, int tier, harness::EndState* end,
+                     MayRun* may_run = nullptr);
 
 // Where RunCase's time went in this process, per case: parsing the
 // program, its unpreempted run (when not cached), the armed run, the

@@ -355,7 +355,7 @@ TEST(PreemptCase, APredictedEndStateIsTheUnpreemptedRunsOnThisPort) {
     std::string err;
     ASSERT_TRUE(rt->Load(*prog, &err)) << err;
     harness::EndState want;
-    if (!PredictEndState(*prog, rt->xstate_tier(), &want)) continue;
+    if (!PredictEndState(NativePort(), *prog, rt->xstate_tier(), &want)) continue;
     rt.reset();
     predicted++;
     harness::Baseline run;
@@ -438,7 +438,7 @@ bool FindCase(bool trapped, Case* out) {
     std::unique_ptr<harness::RuntimeUnderTest> rt = make();
     std::string err;
     harness::EndState e;
-    if (!rt->Load(*prog, &err) || !PredictEndState(*prog, rt->xstate_tier(), &e)) continue;
+    if (!rt->Load(*prog, &err) || !PredictEndState(NativePort(), *prog, rt->xstate_tier(), &e)) continue;
     for (uint16_t k = 0; k < 8; k++) {
       Case t = c;
       t.armed = static_cast<uint16_t>(c.armed + 97 * k);

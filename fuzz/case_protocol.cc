@@ -1,0 +1,519 @@
+#include "fuzz/case_protocol.h"
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "fuzz/artifacts.h"
+#include "fuzz/verdict_protocol.h"
+#include "fuzz/wire.h"
+#include "harness/mutations.h"
+
+namespace safepoint::fuzz::cases {
+
+namespace {
+
+using wire::Reader;
+using wire::Writer;
+
+// An event goes as the bytes of its record: every port is little-endian
+// LP64 and lays it out so (checked here, on each port's build). A field
+// added to Event, FuncInfo, FrameImage, SaveAreaImage or RegisterImage
+// changes its size here: send it below, then change the size.
+static_assert(std::is_trivially_copyable_v<Event> && sizeof(Event) == 56 && offsetof(Event, kind) == 8 &&
+                  offsetof(Event, source) == 9 && offsetof(Event, reason) == 10 && offsetof(Event, goid) == 16 &&
+                  offsetof(Event, pc) == 24 && offsetof(Event, arg) == 32 && offsetof(Event, when) == 40 &&
+                  offsetof(Event, m) == 48 && offsetof(Event, p) == 52,
+              "an Event's record changed: the case protocol sends it as bytes");
+static_assert(sizeof(FuncInfo) == 280, "FuncInfo changed: send the new field (PutTable, GetTable)");
+static_assert(sizeof(harness::FrameImage) == 104, "FrameImage changed: send the new field (PutFrame, GetFrame)");
+static_assert(sizeof(harness::SaveAreaImage) == 6328,
+              "SaveAreaImage or RegisterImage changed: send the new field (PutSave, GetSave)");
+
+// A vector of 4-byte integers: u32 count, then the integers as the
+// little-endian bytes every port holds them in.
+template <typename T>
+void PutInts(Writer& w, const std::vector<T>& v) {
+  static_assert(sizeof(T) == 4 && std::is_integral_v<T>);
+  w.U32(static_cast<uint32_t>(v.size()));
+  w.Raw(v.data(), v.size() * 4);
+}
+template <typename T>
+bool GetInts(Reader& r, std::vector<T>* v) {
+  static_assert(sizeof(T) == 4 && std::is_integral_v<T>);
+  uint32_t n;
+  std::string_view b;
+  if (!r.U32(&n) || !r.Raw(static_cast<size_t>(n) * 4, &b)) return false;
+  v->resize(n);
+  if (n > 0) memcpy(v->data(), b.data(), b.size());
+  return true;
+}
+// A count the rest of the payload can hold at `each` bytes an item at least.
+bool Count(Reader& r, size_t each, size_t left, uint32_t* n) {
+  if (!r.U32(n)) return false;
+  if (static_cast<uint64_t>(*n) * each > left) return r.Bad(std::to_string(*n) + " items");
+  return true;
+}
+
+void PutTable(Writer& w, const FuncTable& t) {
+  w.U32(static_cast<uint32_t>(t.funcs.size()));
+  for (const FuncInfo& f : t.funcs) {
+    w.Str(f.name), w.Str(f.package);
+    w.U32(f.entry), w.U32(f.end), w.U32(f.flags);
+    w.U32(static_cast<uint32_t>(f.frame)), w.U32(static_cast<uint32_t>(f.max_sp_delta));
+    w.U32(f.prologue.lo), w.U32(f.prologue.hi), w.U32(f.tail.lo), w.U32(f.tail.hi);
+    PutInts(w, f.call_sites), PutInts(w, f.return_sites), PutInts(w, f.ptr_slots);
+    w.U32(static_cast<uint32_t>(f.slot_base)), w.U32(static_cast<uint32_t>(f.args));
+    w.U32(static_cast<uint32_t>(f.pcsp.size()));
+    for (const FuncInfo::SpState& s : f.pcsp) w.U32(s.from), w.U32(static_cast<uint32_t>(s.delta)), w.U8(s.lr_saved);
+    w.U32(static_cast<uint32_t>(f.unsafe.size()));
+    for (const CodeRange& u : f.unsafe) w.U32(u.lo), w.U32(u.hi);
+    w.U32(static_cast<uint32_t>(f.restarts.size()));
+    for (const FuncInfo::Restart& s : f.restarts) w.U32(s.lo), w.U32(s.hi), w.U32(static_cast<uint32_t>(s.mark));
+    w.U32(static_cast<uint32_t>(f.inlines.size()));
+    for (const FuncInfo::Inline& s : f.inlines)
+      w.U32(s.lo), w.U32(s.hi), w.Str(s.name), w.Str(s.package), w.U32(static_cast<uint32_t>(s.parent));
+  }
+  PutInts(w, t.insns), PutInts(w, t.insn_op);
+}
+
+bool GetTable(Reader& r, size_t size, FuncTable* t) {
+  uint32_t n;
+  if (!Count(r, 64, size, &n)) return false;
+  t->funcs.resize(n);
+  for (FuncInfo& f : t->funcs) {
+    uint32_t k;
+    if (!r.Str(&f.name) || !r.Str(&f.package) || !r.U32(&f.entry) || !r.U32(&f.end) || !r.U32(&f.flags) ||
+        !r.I32(&f.frame) || !r.I32(&f.max_sp_delta) || !r.U32(&f.prologue.lo) || !r.U32(&f.prologue.hi) ||
+        !r.U32(&f.tail.lo) || !r.U32(&f.tail.hi) || !GetInts(r, &f.call_sites) || !GetInts(r, &f.return_sites) ||
+        !GetInts(r, &f.ptr_slots) || !r.I32(&f.slot_base) || !r.I32(&f.args) || !Count(r, 9, size, &k))
+      return false;
+    f.pcsp.resize(k);
+    for (FuncInfo::SpState& s : f.pcsp)
+      if (!r.U32(&s.from) || !r.I32(&s.delta) || !r.Bool(&s.lr_saved)) return false;
+    if (!Count(r, 8, size, &k)) return false;
+    f.unsafe.resize(k);
+    for (CodeRange& u : f.unsafe)
+      if (!r.U32(&u.lo) || !r.U32(&u.hi)) return false;
+    if (!Count(r, 12, size, &k)) return false;
+    f.restarts.resize(k);
+    for (FuncInfo::Restart& s : f.restarts)
+      if (!r.U32(&s.lo) || !r.U32(&s.hi) || !r.I32(&s.mark)) return false;
+    if (!Count(r, 20, size, &k)) return false;
+    f.inlines.resize(k);
+    for (FuncInfo::Inline& s : f.inlines)
+      if (!r.U32(&s.lo) || !r.U32(&s.hi) || !r.Str(&s.name) || !r.Str(&s.package) || !r.I32(&s.parent)) return false;
+  }
+  return GetInts(r, &t->insns) && GetInts(r, &t->insn_op);
+}
+
+void PutFrame(Writer& w, const harness::FrameImage& f) {
+  w.U8(f.seen), w.U64(f.code_base), w.U64(f.pc), w.U64(f.sp), w.U8(f.has_lr), w.U64(f.lr);
+  w.U64(f.stack_lo), w.U64(f.stack_hi), w.U64(f.base), w.U64(f.goexit);
+  w.Bytes(f.stack.data(), f.stack.size());
+}
+bool GetU(Reader& r, uintptr_t* v) {
+  uint64_t u;
+  if (!r.U64(&u)) return false;
+  *v = static_cast<uintptr_t>(u);
+  return true;
+}
+bool GetBytes(Reader& r, std::vector<uint8_t>* v) {
+  std::string_view s;
+  if (!r.View(&s)) return false;
+  v->assign(s.begin(), s.end());
+  return true;
+}
+bool GetFrame(Reader& r, harness::FrameImage* f) {
+  return r.Bool(&f->seen) && GetU(r, &f->code_base) && GetU(r, &f->pc) && GetU(r, &f->sp) && r.Bool(&f->has_lr) &&
+         GetU(r, &f->lr) && GetU(r, &f->stack_lo) && GetU(r, &f->stack_hi) && GetU(r, &f->base) &&
+         GetU(r, &f->goexit) && GetBytes(r, &f->stack);
+}
+
+void PutSave(Writer& w, const harness::SaveAreaImage& s) {
+  w.U8(s.seen);
+  w.Bytes(s.frame.data(), s.frame.size());
+  w.U32(static_cast<uint32_t>(s.tier));
+  w.Bytes(s.xstate.data(), s.xstate.size());
+  const RegisterImage& t = s.trap;
+  const size_t n = t.count < RegisterImage::kMaxRegs ? t.count : RegisterImage::kMaxRegs;
+  w.U32(static_cast<uint32_t>(n));
+  w.Bytes(t.known, n);
+  w.Bytes(t.bytes, n * RegisterImage::kMaxBytes);
+  w.U8(t.link_known), w.U64(t.link);
+}
+bool GetSave(Reader& r, harness::SaveAreaImage* s) {
+  std::string_view known, bytes;
+  uint32_t n;
+  RegisterImage& t = s->trap;
+  if (!r.Bool(&s->seen) || !GetBytes(r, &s->frame) || !r.I32(&s->tier) || !GetBytes(r, &s->xstate) || !r.U32(&n))
+    return false;
+  if (n > RegisterImage::kMaxRegs) return r.Bad(std::to_string(n) + " registers");
+  if (!r.View(&known) || !r.View(&bytes) || !r.Bool(&t.link_known) || !r.U64(&t.link)) return false;
+  if (known.size() != n || bytes.size() != n * RegisterImage::kMaxBytes) return r.Bad("a register image's size");
+  t.count = n;
+  memcpy(t.known, known.data(), n);
+  memcpy(t.bytes, bytes.data(), bytes.size());
+  return true;
+}
+
+}  // namespace
+
+std::string EncodeRequest(Kind kind, const Request& q) {
+  Writer w;
+  w.Reserve(64 + q.program.size() + q.keep.size());
+  w.U8(q.settings), w.U8(q.flags);
+  w.Str(q.keep), w.Str(q.mutation), w.Str(q.program), w.Str(q.main);
+  w.U32(q.armed);
+  w.U32(static_cast<uint32_t>(q.then.size()));
+  for (const harness::ArmPoint& p : q.then) w.U32(p.off), w.U8(static_cast<uint8_t>(p.src));
+  return w.Frame(verdict::kRequestMagic, verdict::kVersion, kind);
+}
+
+bool DecodeRequest(std::string_view payload, Request* out, std::string* err) {
+  Reader r(payload);
+  Request q;
+  uint32_t n = 0;
+  if (!r.U8(&q.settings) || !r.U8(&q.flags) || !r.Str(&q.keep) || !r.Str(&q.mutation) || !r.Str(&q.program) ||
+      !r.Str(&q.main) || !r.U32(&q.armed) || !Count(r, 5, payload.size(), &n))
+    return *err = r.err, false;
+  if (q.flags & ~kFlagsMask) return *err = "flags 0x" + std::to_string(q.flags) + " has reserved bits set", false;
+  q.then.resize(n);
+  for (harness::ArmPoint& p : q.then) {
+    uint8_t src;
+    if (!r.U32(&p.off) || !r.U8(&src)) return *err = r.err, false;
+    if (src >= harness::kRequestSources) return *err = "request source " + std::to_string(src), false;
+    p.src = static_cast<harness::RequestSource>(src);
+  }
+  if (!r.Done()) return *err = r.err, false;
+  *out = std::move(q);
+  return true;
+}
+
+std::string EncodeLoaded(const Loaded& l, const FuncTable* table) {
+  Writer w;
+  w.U8(l.ok), w.Str(l.error), w.U64(l.code_base), w.U32(static_cast<uint32_t>(l.tier));
+  if (l.ok) PutTable(w, table ? *table : l.table);
+  return w.Frame(verdict::kResponseMagic, verdict::kVersion, kLoaded);
+}
+
+bool DecodeLoaded(std::string_view payload, Loaded* out, std::string* err) {
+  Reader r(payload);
+  Loaded l;
+  if (!r.Bool(&l.ok) || !r.Str(&l.error) || !r.U64(&l.code_base) || !r.I32(&l.tier) ||
+      (l.ok && !GetTable(r, payload.size(), &l.table)) || !r.Done())
+    return *err = r.err, false;
+  *out = std::move(l);
+  return true;
+}
+
+std::string EncodeRan(const Ran& x) {
+  Writer w;
+  size_t stacks = 0;
+  for (const harness::FrameImage& f : x.frames) stacks += f.stack.size() + 96;
+  w.Reserve(256 + x.events.size() * sizeof(Event) + x.end.globals.size() * 8 + x.end.vdump.size() +
+            x.save.frame.size() + x.save.xstate.size() + stacks);
+  w.U8(x.ok), w.Str(x.error), w.U8(static_cast<uint8_t>(x.source)), w.U64(x.code_base);
+  w.U32(static_cast<uint32_t>(x.tier)), w.U64(x.dropped);
+  w.U32(static_cast<uint32_t>(x.events.size()));
+  w.Bytes(x.events.data(), x.events.size() * sizeof(Event));
+  if (x.ok) {
+    w.U32(static_cast<uint32_t>(x.end.globals.size()));
+    for (uint64_t g : x.end.globals) w.U64(g);
+    w.Bytes(x.end.vdump.data(), x.end.vdump.size());
+  }
+  PutSave(w, x.save);
+  w.U32(static_cast<uint32_t>(x.frames.size()));
+  for (const harness::FrameImage& f : x.frames) PutFrame(w, f);
+  return w.Frame(verdict::kResponseMagic, verdict::kVersion, kRan);
+}
+
+bool DecodeRan(std::string_view payload, Ran* out, std::string* err) {
+  Reader r(payload);
+  Ran x;
+  uint8_t src;
+  uint32_t n;
+  std::string_view events;
+  if (!r.Bool(&x.ok) || !r.Str(&x.error) || !r.U8(&src) || !r.U64(&x.code_base) || !r.I32(&x.tier) ||
+      !r.U64(&x.dropped) || !r.U32(&n) || !r.View(&events))
+    return *err = r.err, false;
+  if (src >= harness::kRequestSources) return *err = "request source " + std::to_string(src), false;
+  x.source = static_cast<harness::RequestSource>(src);
+  if (events.size() != static_cast<size_t>(n) * sizeof(Event))
+    return *err = std::to_string(n) + " events in " + std::to_string(events.size()) + " bytes", false;
+  x.events.resize(n);
+  if (n > 0) memcpy(x.events.data(), events.data(), events.size());
+  if (x.ok) {
+    if (!Count(r, 8, payload.size(), &n)) return *err = r.err, false;
+    x.end.globals.resize(n);
+    for (uint64_t& g : x.end.globals)
+      if (!r.U64(&g)) return *err = r.err, false;
+    if (!GetBytes(r, &x.end.vdump)) return *err = r.err, false;
+  }
+  if (!GetSave(r, &x.save) || !Count(r, 58, payload.size(), &n)) return *err = r.err, false;
+  x.frames.resize(n);
+  for (harness::FrameImage& f : x.frames)
+    if (!GetFrame(r, &f)) return *err = r.err, false;
+  if (!r.Done()) return *err = r.err, false;
+  *out = std::move(x);
+  return true;
+}
+
+std::string EncodeRefused(std::string_view why) {
+  Writer w;
+  w.Str(why);
+  return w.Frame(verdict::kResponseMagic, verdict::kVersion, kRefused);
+}
+
+// --- the executor ------------------------------------------------------------
+
+namespace {
+// The options of a settings byte under a mutation, made once each.
+const RuntimeOptions* OptionsFor(uint8_t settings, const std::string& mutation, std::string* err) {
+  static auto* made = new std::map<std::pair<uint8_t, std::string>, RuntimeOptions>;
+  auto key = std::make_pair(settings, mutation);
+  auto it = made->find(key);
+  if (it != made->end()) return &it->second;
+  RuntimeOptions o = oracle::CaseOptions(settings);
+  if (!mutation.empty()) {
+    const harness::MutationDef* m = harness::FindMutation(mutation);
+    if (m == nullptr) return *err = "no mutation " + mutation, nullptr;
+    m->apply(o.mutations);
+  }
+  return &made->emplace(key, std::move(o)).first->second;
+}
+}  // namespace
+
+std::string Answer(uint16_t kind, std::string_view payload) {
+  Request q;
+  std::string err;
+  if (kind != kLoad && kind != kRun)
+    return EncodeRefused("request kind " + std::to_string(kind) + " (" + std::to_string(kLoad) + ", load, or " +
+                         std::to_string(kRun) + ", run)");
+  if (!DecodeRequest(payload, &q, &err)) return EncodeRefused("a malformed request: " + err);
+  const RuntimeOptions* opts = OptionsFor(q.settings, q.mutation, &err);
+  if (opts == nullptr) return EncodeRefused(err);
+  std::shared_ptr<const ir::Program> prog = oracle::CaseProgram(q.program, &err);
+  if (prog == nullptr) return EncodeRefused("the program does not parse: " + err);
+  harness::KeepAs keep;
+  if (!q.keep.empty()) keep = {q.keep, q.program};
+  const auto src = static_cast<harness::RequestSource>(q.settings >> 6);
+  std::unique_ptr<harness::RuntimeUnderTest> rt =
+      harness::NewReferenceRuntime(*opts, src, (q.flags & kSysmonClock) != 0, std::move(keep));
+  if (kind == kLoad) {
+    Loaded l;
+    l.ok = rt->Load(*prog, &l.error);
+    l.code_base = rt->code_base();
+    l.tier = rt->xstate_tier();
+    return EncodeLoaded(l, l.ok ? &rt->table() : nullptr);
+  }
+  Ran x;
+  x.ok = rt->Load(*prog, &x.error) && (!(q.flags & kArmed) || rt->ArmAt(q.armed, &x.error)) &&
+         (!(q.flags & kArmThen) || rt->ArmThen(q.then, &x.error)) && rt->Run(q.main, &x.error);
+  x.source = rt->request_source();
+  x.code_base = rt->code_base();
+  x.tier = rt->xstate_tier();
+  x.events = rt->events();
+  x.dropped = rt->events_dropped();
+  if (x.ok) x.end = rt->end_state();
+  x.save = rt->save_area();
+  for (size_t i = 0; i <= q.then.size(); i++) x.frames.push_back(rt->trap_frame(i));
+  return EncodeRan(x);
+}
+
+int Serve(int in, int out) {
+  for (;;) {
+    verdict::Header h;
+    std::string payload, err;
+    bool bad_header = false;
+    if (!verdict::ReadFrame(in, verdict::kRequestMagic, &h, &payload, &err, -1, &bad_header, kMaxCasePayload)) {
+      if (!bad_header) return 0;  // end of file
+      std::string f = EncodeRefused("not a request frame: " + err);
+      verdict::WriteFull(out, f.data(), f.size());
+      return 3;
+    }
+    std::string f = Answer(h.kind, payload);
+    if (!verdict::WriteFull(out, f.data(), f.size())) return 1;
+  }
+}
+
+// --- the driver --------------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void Die(const std::string& why) {
+  fprintf(stderr, "preempt_fuzz: %s\n", why.c_str());
+  exit(2);
+}
+
+// The function tables the driver has, by what makes one (the settings,
+// the mutation and the program): a case's reference asks once, the
+// runtimes of its later cases load without asking (a program the executor
+// cannot load is never kept here, so its every Load asks and fails as it
+// would in-process).
+struct TableKey {
+  uint8_t settings;
+  std::string mutation, program;
+  bool operator<(const TableKey& o) const {
+    if (settings != o.settings) return settings < o.settings;
+    return mutation != o.mutation ? mutation < o.mutation : program < o.program;
+  }
+};
+struct Tables {
+  std::mutex mu;
+  std::map<TableKey, std::pair<std::shared_ptr<const FuncTable>, int>> known;  // table, tier
+};
+
+// A runtime in the executor, as RunCase sees it.
+class RemoteRuntime : public harness::RuntimeUnderTest {
+ public:
+  RemoteRuntime(Driver* d, std::shared_ptr<const Request> base, Tables* tables)
+      : d_(d), base_(std::move(base)), tables_(tables) {}
+  bool Load(const ir::Program& prog, std::string* err) override {
+    (void)prog;  // the request's text is the program's
+    TableKey key{base_->settings, base_->mutation, base_->program};
+    {
+      std::lock_guard<std::mutex> lk(tables_->mu);
+      auto it = tables_->known.find(key);
+      if (it != tables_->known.end()) {
+        table_ = it->second.first, tier_ = it->second.second;
+        return true;
+      }
+    }
+    uint16_t kind;
+    std::string payload, why;
+    d_->Ask(EncodeRequest(kLoad, *base_), &kind, &payload);
+    Loaded l;
+    if (kind != kLoaded || !DecodeLoaded(payload, &l, &why)) Bad(kind, payload, why);
+    code_base_ = l.code_base, tier_ = l.tier;
+    if (!l.ok) return *err = l.error, false;
+    table_ = std::make_shared<const FuncTable>(std::move(l.table));
+    std::lock_guard<std::mutex> lk(tables_->mu);
+    if (tables_->known.size() >= 256) tables_->known.clear();
+    tables_->known.emplace(std::move(key), std::make_pair(table_, tier_));
+    return true;
+  }
+  bool ArmAt(uint32_t off, std::string* err) override {
+    (void)err;  // refused by the executor, at Run
+    flags_ |= kArmed, armed_ = off;
+    return true;
+  }
+  bool ArmThen(const std::vector<harness::ArmPoint>& then, std::string* err) override {
+    (void)err;
+    flags_ |= kArmThen, then_ = then;
+    return true;
+  }
+  harness::RequestSource request_source() const override {
+    return static_cast<harness::RequestSource>(base_->settings >> 6);
+  }
+  bool Run(const std::string& main, std::string* err) override {
+    Request q;
+    q.settings = base_->settings, q.flags = static_cast<uint8_t>(base_->flags | flags_);
+    q.keep = base_->keep, q.mutation = base_->mutation, q.program = base_->program, q.main = main;
+    q.armed = armed_, q.then = then_;
+    uint16_t kind;
+    std::string payload, why;
+    d_->Ask(EncodeRequest(kRun, q), &kind, &payload);
+    if (kind != kRan || !DecodeRan(payload, &ran_, &why)) Bad(kind, payload, why);
+    ran_once_ = true;
+    if (!ran_.ok) *err = ran_.error;
+    return ran_.ok;
+  }
+  const FuncTable& table() const override {
+    static const FuncTable empty;
+    return table_ ? *table_ : empty;
+  }
+  std::shared_ptr<const FuncTable> shared_table() const override {
+    return table_ ? table_ : std::make_shared<const FuncTable>();
+  }
+  uintptr_t code_base() const override { return static_cast<uintptr_t>(ran_once_ ? ran_.code_base : code_base_); }
+  int xstate_tier() const override { return ran_once_ ? ran_.tier : tier_; }
+  std::vector<Event> events() const override { return ran_.events; }
+  size_t events_dropped() const override { return static_cast<size_t>(ran_.dropped); }
+  harness::EndState end_state() const override { return ran_.end; }
+  harness::SaveAreaImage save_area() const override { return ran_.save; }
+  harness::FrameImage trap_frame(size_t point) const override {
+    return point < ran_.frames.size() ? ran_.frames[point] : harness::FrameImage{};
+  }
+
+ private:
+  [[noreturn]] void Bad(uint16_t kind, const std::string& payload, const std::string& why) {
+    std::string what = why;
+    if (kind == kRefused) {
+      Reader r(payload);
+      std::string said;
+      what = r.Str(&said) ? "it refused the request: " + said : "a refusal that does not read: " + r.err;
+    }
+    fprintf(stderr, "==safepoint-fuzz== ERROR: the case executor for %s answered wrongly (kind %u): %s\n",
+            d_->config().c_str(), kind, what.c_str());
+    abort();
+  }
+  Driver* d_;
+  std::shared_ptr<const Request> base_;
+  Tables* tables_;
+  std::shared_ptr<const FuncTable> table_;
+  int tier_ = -1;
+  uint64_t code_base_ = 0;
+  uint8_t flags_ = 0;
+  uint32_t armed_ = 0;
+  std::vector<harness::ArmPoint> then_;
+  Ran ran_;
+  bool ran_once_ = false;
+};
+
+}  // namespace
+
+Driver::Driver(const std::string& config, const std::string& path, const std::string& runner) {
+  proc_.config = config, proc_.path = path;
+  std::string err;
+  if (access(path.c_str(), X_OK) != 0) Die("the case executor " + path + " is not an executable file");
+  if (!StartExecutor(proc_, runner, 120000, &err)) Die(err);
+  port_ = FindPort(proc_.port);
+  if (port_ == nullptr) Die("the case executor's port '" + proc_.port + "' is none of this build's (" + PortNames() + ")");
+  auto tables = std::make_shared<Tables>();
+  target_.port = port_;
+  target_.runtimes = [this, tables](const oracle::Case& c, bool sysmon_clock, harness::KeepAs keep) {
+    auto base = std::make_shared<Request>();
+    base->settings = c.settings;
+    base->flags = sysmon_clock ? kSysmonClock : 0;
+    base->keep = std::move(keep.options);
+    base->mutation = c.mutation;
+    base->program = c.program;
+    std::shared_ptr<const Request> b = std::move(base);
+    return harness::RuntimeFactory([this, b, tables]() -> std::unique_ptr<harness::RuntimeUnderTest> {
+      return std::make_unique<RemoteRuntime>(this, b, tables.get());
+    });
+  };
+}
+
+Driver::~Driver() { StopExecutor(proc_, false); }
+
+void Driver::Ask(const std::string& frame, uint16_t* kind, std::string* payload) {
+  std::string err;
+  verdict::Header h;
+  // The stall watchdog (fuzz/artifacts.h) says a hung run first; this
+  // deadline is for an executor that no longer answers at all.
+  const int deadline_ms = ((StallLimitSeconds() > 0 ? StallLimitSeconds() : 1200) + 60) * 1000;
+  if (verdict::WriteFull(proc_.to, frame.data(), frame.size()) &&
+      verdict::ReadFrame(proc_.from, verdict::kResponseMagic, &h, payload, &err, deadline_ms, nullptr,
+                         kMaxCasePayload)) {
+    *kind = h.kind;
+    return;
+  }
+  if (err.empty()) err = "its input is closed";
+  std::string how = StopExecutor(proc_, true);
+  fprintf(stderr,
+          "==safepoint-fuzz== ERROR: the case executor for %s ended during a run [%s]: %s (%s); what it said last is "
+          "above\n",
+          proc_.config.c_str(), proc_.port.c_str(), err.c_str(), how.empty() ? "not running" : how.c_str());
+  abort();
+}
+
+}  // namespace safepoint::fuzz::cases

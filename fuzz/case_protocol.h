@@ -1,0 +1,146 @@
+// The case executor's protocol: how the preemption fuzzer, a native x86-64
+// libFuzzer target, runs its cases on another port's reference runtime, in a
+// persistent case executor (fuzz/case_executor.cc, built for that port's
+// config and started once through the runner, under the port's QEMU). Only
+// the runtime's runs are emulated: libFuzzer, the generator, the parse the
+// judges read, the prediction of the end state, the judges and the
+// features run natively (ARCHITECTURE.md, "The preemption fuzzer drives
+// an emulated port's runtime through an executor").
+//
+// The driver's side is a harness::RuntimeUnderTest (RemoteRuntimeFactory
+// below) that oracle::RunCase drives as it drives the reference runtime in
+// its own process: Load, ArmAt, ArmThen and Run are recorded and sent as
+// one request at Run; a Load whose function table the driver does not
+// have yet asks for it first. The executor makes the same runtime RunCase
+// would (oracle::CaseOptions of the settings byte, the mutation by name,
+// the request's source, sysmon's clock, kept by the same key), runs it,
+// and sends back everything the observation reads.
+//
+// Frames, the hello and the byte I/O are the verdict executor's
+// (fuzz/verdict_protocol.h: its magic and version), with kinds of their
+// own and payloads of up to kMaxCasePayload. Integers little-endian; an
+// event is sent as the record all ports lay it out as (little-endian LP64:
+// checked at compile time), the rest field by field.
+//
+// Requests, kLoad and kRun, one payload:
+//   u8 settings   a case's byte 0 (oracle/preempt_case.h)
+//   u8 flags      kSysmonClock, kArmed (ArmAt was called), kArmThen
+//   string keep   the kept-runtime key (harness::KeepAs::options; empty: a
+//                 fresh runtime); the program's text is its program key
+//   string mutation  a harness/mutations.h name, or empty
+//   string program   the program's text (core/ir.h)
+//   string main      the function Run runs (kRun; empty for kLoad)
+//   u32 armed     the armed code offset (0 unless kArmed)
+//   u32 n, n x (u32 offset, u8 source): the chain (ArmThen's points)
+// Responses:
+//   kLoaded (to kLoad): u8 ok, string error, u64 code base, i32 extended
+//     state tier, then the function table (when ok)
+//   kRan (to kRun): u8 ok (Load, ArmAt, ArmThen and Run all succeeded),
+//     string error, u8 request source, u64 code base, i32 tier, u64 events
+//     dropped, u32 n + n event records, the end state (when ok), the save
+//     area, u32 n + n frame images (point 0, then the chain's)
+//   kRefused: string why: a request the executor could not read or make a
+//     runtime for (the driver's bug, never the runtime's)
+//
+// Failures. A fatal error in a run ends the executor (as it ends the
+// fuzzing process when in-process): the driver reads end of file, says so
+// with how the executor ended, and aborts, so that libFuzzer keeps the
+// input. The executor's standard error is the driver's: its fatal error's
+// message is in the campaign's log above the driver's line.
+#ifndef SAFEPOINT_FUZZ_CASE_PROTOCOL_H_
+#define SAFEPOINT_FUZZ_CASE_PROTOCOL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/events.h"
+#include "core/functab.h"
+#include "fuzz/executor_process.h"
+#include "harness/armed.h"
+#include "harness/runtime_under_test.h"
+#include "oracle/preempt_case.h"
+
+namespace safepoint::fuzz::cases {
+
+enum Kind : uint16_t { kLoad = 16, kRun = 17, kLoaded = 16, kRan = 17, kRefused = 18 };
+enum Flags : uint8_t { kSysmonClock = 1, kArmed = 2, kArmThen = 4, kFlagsMask = 7 };
+constexpr uint32_t kMaxCasePayload = 64u << 20;
+
+struct Request {
+  uint8_t settings = 0;
+  uint8_t flags = 0;
+  std::string keep;
+  std::string mutation;
+  std::string program;
+  std::string main;
+  uint32_t armed = 0;
+  std::vector<harness::ArmPoint> then;
+};
+
+struct Loaded {
+  bool ok = false;
+  std::string error;
+  uint64_t code_base = 0;
+  int tier = -1;
+  FuncTable table;
+};
+
+struct Ran {
+  bool ok = false;
+  std::string error;
+  harness::RequestSource source = harness::RequestSource::kPreemptOne;
+  uint64_t code_base = 0;
+  int tier = -1;
+  uint64_t dropped = 0;
+  std::vector<Event> events;
+  harness::EndState end;
+  harness::SaveAreaImage save;
+  std::vector<harness::FrameImage> frames;
+};
+
+// Whole frames.
+std::string EncodeRequest(Kind kind, const Request& q);
+// (With `table`, that table instead of l.table: the executor's, not copied.)
+std::string EncodeLoaded(const Loaded& l, const FuncTable* table = nullptr);
+std::string EncodeRan(const Ran& r);
+std::string EncodeRefused(std::string_view why);
+// Payloads: false with *err when malformed.
+bool DecodeRequest(std::string_view payload, Request* q, std::string* err);
+bool DecodeLoaded(std::string_view payload, Loaded* l, std::string* err);
+bool DecodeRan(std::string_view payload, Ran* r, std::string* err);
+
+// The executor's side: the response frame to one request (kLoad or kRun),
+// answered on this process's reference runtime.
+std::string Answer(uint16_t kind, std::string_view payload);
+// Reads requests from `in` and answers each on `out` until end of file:
+// 0 then, 3 after a header that is no frame of this protocol, 1 when `out`
+// cannot be written.
+int Serve(int in, int out);
+
+// The driver's side: a case executor started through `runner`
+// (SAFEPOINT_RUNNER) for `config`, and the oracle::CaseTarget that runs
+// cases on it. Dies (exit 2) with a message when the executor does not
+// start, or names a port this build does not know.
+class Driver {
+ public:
+  Driver(const std::string& config, const std::string& path, const std::string& runner);
+  ~Driver();
+  const PortInfo& port() const { return *port_; }
+  const std::string& config() const { return proc_.config; }
+  const oracle::CaseTarget* target() const { return &target_; }
+  // One request, its response's kind and payload. A response that does
+  // not come (the executor ended, or took longer than the deadline) is
+  // said on stderr, and the process aborts: libFuzzer keeps the input.
+  void Ask(const std::string& frame, uint16_t* kind, std::string* payload);
+
+ private:
+  ExecutorProcess proc_;
+  const PortInfo* port_ = nullptr;
+  oracle::CaseTarget target_;
+};
+
+}  // namespace safepoint::fuzz::cases
+
+#endif
