@@ -16,7 +16,9 @@
 # reports' ceiling with, so the two print the same figures.
 # Next to the armed rate, the preemption fuzzer's executions per second
 # (fuzz:preempt_fuzz, -c opt, pinned to the same one CPU as async_bench so
-# that the two figures are comparable): 5 rounds, each from a fresh empty
+# that the two figures are comparable; on an emulated config the native
+# fuzzer driving the config's fuzz:case_executor under its QEMU, both on
+# that CPU, as the campaigns fuzz it: fuzz/case_protocol.h): 5 rounds, each from a fresh empty
 # corpus plus the seed corpus fuzz/corpus/preempt with -seed=ROUND and a
 # fixed -runs (30000 natively, 8000 emulated: 5 to 20 s a round either
 # way; at 6000 and 2000, as they were, a round had shrunk to 1.4 s
@@ -56,6 +58,11 @@ SP_TOP=$(pwd)
 . platforms/toolchains/ports.sh
 . ci/bench_lib.sh
 mapfile -t configs < <(for c in $(sp_configs); do sp_config_sanitized "$c" || echo "$c"; done)  # no benchmarks under sanitizers
+# The host's own config: where an emulated config's fuzzing driver runs.
+native_config=
+for c in "${configs[@]}"; do
+  if [ "$(sp_config_mode "$c")" = native ]; then native_config=$c; break; fi
+done
 real_go_fuzz=0
 for a in "$@"; do
   case "$a" in
@@ -76,8 +83,9 @@ sweep_rate() {
   python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % (d["total"]["probed"] / d["seconds"]) if d["seconds"] > 0 else 0)'
 }
 
-# fuzz_round CONFIG BIN RUNS SEED: one round of the preemption fuzzer,
-# pinned as async_bench is, from a fresh empty corpus (libFuzzer writes
+# fuzz_round RUNS SEED [INPUT]: one round of the preemption fuzzer
+# (the command in fuzz_cmd, run in its runfiles fuzz_runfiles),
+# pinned as async_bench is (the executor with it), from a fresh empty corpus (libFuzzer writes
 # what it finds there) plus the seed corpus, with the BUILD file's own
 # flags (-max_len, -dict, limits) as a campaign has them. Prints the
 # round's executions per second (RUNS over the wall time, measured here)
@@ -92,14 +100,14 @@ sweep_rate() {
 # 30000-run round, a thousand files in it (between executions 32-34 us
 # there, 12 us on /dev/shm, natively).
 fuzz_round() {
-  local config=$1 bin=$2 runs=$3 seed=$4 input=${5:-} tmp t0 t1 r done_runs inproc
+  local runs=$1 seed=$2 input=${3:-} tmp t0 t1 r done_runs inproc
   tmp=$(mktemp -d -p "$(fast_tmp)") || return 1
   mkdir "$tmp/artifacts"
   local what=("$input")
   [ -n "$input" ] || { mkdir "$tmp/corpus"; what=("$tmp/corpus" fuzz/corpus/preempt); }
   t0=$(date +%s.%N)
-  (cd "$bin.runfiles/safepoint" &&
-   timeout -k 10 600 "${pin[@]}" "$SP_TOP/platforms/toolchains/run" --config="$config" "$bin" \
+  (cd "$fuzz_runfiles" &&
+   timeout -k 10 600 "${pin[@]}" "${fuzz_cmd[@]}" \
      -runs="$runs" -seed="$seed" -max_len=512 -rss_limit_mb=2048 -timeout=60 -entropic_scale_per_exec_time=1 \
      -dict=fuzz/preempt.dict \
      -artifact_prefix="$tmp/artifacts/" "${what[@]}") >"$tmp/log" 2>&1
@@ -153,11 +161,25 @@ for c in "${configs[@]}"; do
   log=$(mktemp)
   port=$(sp_config_port "$c")
   if ! timeout -k 30 3600 bazel build -c opt --config="$c" //cmd:coop_bench //cmd:async_bench //cmd:safepoint \
-      "//goprogs:loops_go1.26_$port" //fuzz:go_preempt_fuzz //fuzz:preempt_fuzz >"$log" 2>&1; then
+      "//goprogs:loops_go1.26_$port" //fuzz:go_preempt_fuzz //fuzz:preempt_fuzz //fuzz:case_executor >"$log" 2>&1; then
     cat "$log"; rm -f "$log"; rc=1; continue
   fi
-  rm -f "$log"
   bin=$(timeout -k 10 600 bazel info -c opt --config="$c" bazel-bin 2>/dev/null)
+  # The preemption fuzzer as a campaign runs it: natively, in-process;
+  # emulated, the native driver with this config's case executor.
+  if [ "$(sp_config_mode "$c")" = native ] || [ -z "$native_config" ]; then
+    fuzz_cmd=("$SP_TOP/platforms/toolchains/run" --config="$c" "$bin/fuzz/preempt_fuzz")
+    fuzz_runfiles=$bin/fuzz/preempt_fuzz.runfiles/safepoint
+  else
+    if ! timeout -k 30 3600 bazel build -c opt --config="$native_config" //fuzz:preempt_fuzz >"$log" 2>&1; then
+      cat "$log"; rm -f "$log"; rc=1; continue
+    fi
+    nbin=$(timeout -k 10 600 bazel info -c opt --config="$native_config" bazel-bin 2>/dev/null)
+    fuzz_cmd=(env SAFEPOINT_FUZZ_EXECUTOR="$c=$bin/fuzz/case_executor" SAFEPOINT_RUNNER="$SP_TOP/platforms/toolchains/run"
+              "$SP_TOP/platforms/toolchains/run" --config="$native_config" "$nbin/fuzz/preempt_fuzz")
+    fuzz_runfiles=$nbin/fuzz/preempt_fuzz.runfiles/safepoint
+  fi
+  rm -f "$log"
   # How loaded the machine was, before and after (1, 5, 15 minutes): a
   # figure from a busy machine says so.
   echo "   load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -173,12 +195,12 @@ for c in "${configs[@]}"; do
   case $(sp_config_mode "$c") in native) runs=30000 ;; *) runs=8000 ;; esac
   rates=() inside=() floor=()
   for round in 1 2 3 4 5; do
-    read -r r i < <(fuzz_round "$c" "$bin/fuzz/preempt_fuzz" "$runs" "$round") || rc=1
+    read -r r i < <(fuzz_round "$runs" "$round") || rc=1
     [ -z "$r" ] || { rates+=("$r"); inside+=("$i"); }
   done
   one=$(mktemp) && printf '\000\000' >"$one"
   for round in 1 2 3 4 5; do
-    read -r r i < <(fuzz_round "$c" "$bin/fuzz/preempt_fuzz" "$runs" "$round" "$one") || rc=1
+    read -r r i < <(fuzz_round "$runs" "$round" "$one") || rc=1
     [ -z "$i" ] || floor+=("$i")
   done
   rm -f "$one"

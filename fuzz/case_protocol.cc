@@ -374,7 +374,7 @@ struct Tables {
 // A runtime in the executor, as RunCase sees it.
 class RemoteRuntime : public harness::RuntimeUnderTest {
  public:
-  RemoteRuntime(Driver* d, std::shared_ptr<const Request> base, Tables* tables)
+  RemoteRuntime(Channel* d, std::shared_ptr<const Request> base, Tables* tables)
       : d_(d), base_(std::move(base)), tables_(tables) {}
   bool Load(const ir::Program& prog, std::string* err) override {
     (void)prog;  // the request's text is the program's
@@ -455,7 +455,7 @@ class RemoteRuntime : public harness::RuntimeUnderTest {
             d_->config().c_str(), kind, what.c_str());
     abort();
   }
-  Driver* d_;
+  Channel* d_;
   std::shared_ptr<const Request> base_;
   Tables* tables_;
   std::shared_ptr<const FuncTable> table_;
@@ -470,16 +470,11 @@ class RemoteRuntime : public harness::RuntimeUnderTest {
 
 }  // namespace
 
-Driver::Driver(const std::string& config, const std::string& path, const std::string& runner) {
-  proc_.config = config, proc_.path = path;
-  std::string err;
-  if (access(path.c_str(), X_OK) != 0) Die("the case executor " + path + " is not an executable file");
-  if (!StartExecutor(proc_, runner, 120000, &err)) Die(err);
-  port_ = FindPort(proc_.port);
-  if (port_ == nullptr) Die("the case executor's port '" + proc_.port + "' is none of this build's (" + PortNames() + ")");
+oracle::CaseTarget RemoteTarget(Channel* ch, const PortInfo& port) {
+  oracle::CaseTarget t;
   auto tables = std::make_shared<Tables>();
-  target_.port = port_;
-  target_.runtimes = [this, tables](const oracle::Case& c, bool sysmon_clock, harness::KeepAs keep) {
+  t.port = &port;
+  t.runtimes = [ch, tables](const oracle::Case& c, bool sysmon_clock, harness::KeepAs keep) {
     auto base = std::make_shared<Request>();
     base->settings = c.settings;
     base->flags = sysmon_clock ? kSysmonClock : 0;
@@ -487,10 +482,21 @@ Driver::Driver(const std::string& config, const std::string& path, const std::st
     base->mutation = c.mutation;
     base->program = c.program;
     std::shared_ptr<const Request> b = std::move(base);
-    return harness::RuntimeFactory([this, b, tables]() -> std::unique_ptr<harness::RuntimeUnderTest> {
-      return std::make_unique<RemoteRuntime>(this, b, tables.get());
+    return harness::RuntimeFactory([ch, b, tables]() -> std::unique_ptr<harness::RuntimeUnderTest> {
+      return std::make_unique<RemoteRuntime>(ch, b, tables.get());
     });
   };
+  return t;
+}
+
+Driver::Driver(const std::string& config, const std::string& path, const std::string& runner) {
+  proc_.config = config, proc_.path = path;
+  std::string err;
+  if (access(path.c_str(), X_OK) != 0) Die("the case executor " + path + " is not an executable file");
+  if (!StartExecutor(proc_, runner, 120000, &err)) Die(err);
+  port_ = FindPort(proc_.port);
+  if (port_ == nullptr) Die("the case executor's port '" + proc_.port + "' is none of this build's (" + PortNames() + ")");
+  target_ = RemoteTarget(this, *port_);
 }
 
 Driver::~Driver() { StopExecutor(proc_, false); }

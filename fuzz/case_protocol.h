@@ -119,21 +119,35 @@ std::string Answer(uint16_t kind, std::string_view payload);
 // cannot be written.
 int Serve(int in, int out);
 
-// The driver's side: a case executor started through `runner`
-// (SAFEPOINT_RUNNER) for `config`, and the oracle::CaseTarget that runs
-// cases on it. Dies (exit 2) with a message when the executor does not
-// start, or names a port this build does not know.
-class Driver {
+// The driver's side. A channel to an executor: one request frame, its
+// response's kind and payload. A response that does not come is the
+// channel's to say; Ask then ends the process.
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  virtual void Ask(const std::string& frame, uint16_t* kind, std::string* payload) = 0;
+  // For messages: the config the executor runs.
+  virtual const std::string& config() const = 0;
+};
+
+// The oracle::CaseTarget whose runtimes are `ch`'s executor's, judged for
+// `port` (the executor's). `ch` must outlive it.
+oracle::CaseTarget RemoteTarget(Channel* ch, const PortInfo& port);
+
+// A case executor started through `runner` (SAFEPOINT_RUNNER) for
+// `config`. Dies (exit 2) with a message when the executor does not start,
+// or names a port this build does not know. A response that does not come
+// (the executor ended, or took longer than the stall watchdog's limit and
+// a minute) is said on stderr with how the executor ended, and the
+// process aborts: libFuzzer keeps the input.
+class Driver : public Channel {
  public:
   Driver(const std::string& config, const std::string& path, const std::string& runner);
-  ~Driver();
+  ~Driver() override;
   const PortInfo& port() const { return *port_; }
-  const std::string& config() const { return proc_.config; }
+  const std::string& config() const override { return proc_.config; }
   const oracle::CaseTarget* target() const { return &target_; }
-  // One request, its response's kind and payload. A response that does
-  // not come (the executor ended, or took longer than the deadline) is
-  // said on stderr, and the process aborts: libFuzzer keeps the input.
-  void Ask(const std::string& frame, uint16_t* kind, std::string* payload);
+  void Ask(const std::string& frame, uint16_t* kind, std::string* payload) override;
 
  private:
   ExecutorProcess proc_;
