@@ -35,7 +35,10 @@
 # runs it (fuzz-nightly.yml's `differential` job).
 #
 # Each target runs through the one runner (platforms/toolchains/run), so an
-# emulated config fuzzes under its QEMU, with libFuzzer's -fork=1
+# emulated config fuzzes under its QEMU; the preemption fuzzer on an
+# emulated config is the native one driving the config's case executor
+# (fuzz:case_executor, started once per process under the config's QEMU:
+# fuzz/case_protocol.h), so that only the runtime's runs are emulated. With libFuzzer's -fork=1
 # -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=T and
 # the target's own options from its BUILD args (-max_len, -timeout, ...).
 # New inputs land in a fresh folder and are merged into the kept corpus
@@ -139,6 +142,14 @@ if [ -n "$only" ]; then
   names=("${wanted[@]}")
 fi
 labels=(); for n in "${names[@]}"; do labels+=("${T_LABEL[$n]}"); done
+# The host's own config (the preemption fuzzer's driver for the emulated
+# ones), and whether the preemption fuzzer is among the targets.
+native_config=
+for c0 in $(sp_configs); do
+  if [ "$(sp_config_mode "$c0")" = native ] && ! sp_config_sanitized "$c0"; then native_config=$c0; break; fi
+done
+driven=0
+for n in "${names[@]}"; do [ "$n" = preempt_fuzz ] && [ -n "$native_config" ] && driven=1; done
 say "targets: ${names[*]}; configs: ${configs[*]}; $budget s each; -c $mode"
 
 # --- the corpus: one folder per target, seeded from the checked-in one -------
@@ -192,6 +203,21 @@ for c in "${configs[@]}"; do
   # others' builds to let go of it (a 120 s bound failed arm64 there).
   bin_dir=$(timeout -k 10 "$BUILD_BOUND" bazel info --config="$c" -c "$mode" "${extra[@]}" bazel-bin 2>/dev/null)
   [ -n "$bin_dir" ] && [ -d "$bin_dir" ] || fail "bazel info bazel-bin failed for $c"
+  # An emulated config's preemption fuzzer: the native driver and this
+  # config's case executor.
+  driver_dir=
+  if [ "$driven" = 1 ] && [ "$mode_of_c" = qemu ]; then
+    if ! timeout -k 60 "$BUILD_BOUND" bazel build --config="$c" -c "$mode" "${extra[@]}" -- //fuzz:case_executor >>"$logs/build.log" 2>&1 ||
+       ! timeout -k 60 "$BUILD_BOUND" bazel build --config="$native_config" -c "$mode" "${extra[@]}" -- //fuzz:preempt_fuzz >>"$logs/build.log" 2>&1; then
+      say "   the case executor or the native driver failed to build; last lines of $logs/build.log:"
+      tail -n 15 "$logs/build.log" | sed 's/^/   | /'
+      printf '%s\t%s\tbuild-failed\t%s\t0\t-\t-\t%s\n' "$c" preempt_fuzz 1 "logs/$c/build.log" >>"$results"
+      failed=1
+      continue
+    fi
+    driver_dir=$(timeout -k 10 "$BUILD_BOUND" bazel info --config="$native_config" -c "$mode" "${extra[@]}" bazel-bin 2>/dev/null)
+    [ -n "$driver_dir" ] && [ -d "$driver_dir" ] || fail "bazel info bazel-bin failed for $native_config"
+  fi
   say "   built in $(( $(date +%s) - t0 )) s"
   [ "$build_only" = 0 ] || continue
   for n in "${names[@]}"; do
@@ -212,7 +238,14 @@ for c in "${configs[@]}"; do
     # target see a wrapper as its argv[0], so the children it starts are
     # started through the runner, under the same QEMU.
     envs=(TMPDIR="$work/tmp/$c/$n")
-    if [ "$mode_of_c" = qemu ]; then
+    run_c=$c
+    if [ "$n" = preempt_fuzz ] && [ -n "$driver_dir" ]; then
+      # Natively, its runs in the case executor (each -fork child starts
+      # its own, under the config's QEMU).
+      run_c=$native_config
+      bin="$driver_dir/fuzz/preempt_fuzz"
+      envs+=(SAFEPOINT_FUZZ_EXECUTOR="$c=$bin_dir/fuzz/case_executor" SAFEPOINT_RUNNER="$top/platforms/toolchains/run")
+    elif [ "$mode_of_c" = qemu ]; then
       wrap="$work/wrap-$c-$n"
       printf '#!/usr/bin/env bash\nexec %q --config=%q %q "$@"\n' "$top/platforms/toolchains/run" "$c" "$bin" >"$wrap"
       chmod +x "$wrap"
@@ -222,7 +255,7 @@ for c in "${configs[@]}"; do
     log="$logs/$n.fuzz.log"
     say "   $c $n: fuzzing $budget s (corpus $before files)"
     t1=$(date +%s)
-    env "${envs[@]}" timeout -k 30 "$run_bound" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" \
+    env "${envs[@]}" timeout -k 30 "$run_bound" "$top/platforms/toolchains/run" --config="$run_c" "$bin" "${opts[@]}" \
       -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$budget" \
       -artifact_prefix="$art/" "$new" "$corpus" >"$log" 2>&1 </dev/null
     rc=$?
@@ -247,7 +280,7 @@ for c in "${configs[@]}"; do
     # Merge what is new into the kept corpus (only inputs that add coverage).
     if [ "$(count_files "$new")" -gt 0 ]; then
       mlog="$logs/$n.merge.log"
-      if ! env "${envs[@]}" timeout -k 30 "$merge_bound" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" \
+      if ! env "${envs[@]}" timeout -k 30 "$merge_bound" "$top/platforms/toolchains/run" --config="$run_c" "$bin" "${opts[@]}" \
           -merge=1 -artifact_prefix="$art/" "$corpus" "$new" >"$mlog" 2>&1 </dev/null; then
         echo "(merge failed; new inputs copied as they are)" >>"$mlog"
         cp -n "$new"/* "$corpus"/ 2>/dev/null
@@ -263,7 +296,7 @@ for c in "${configs[@]}"; do
     while IFS= read -r a; do
       failed=1
       k=$((k + 1)); [ $k -le $MAX_REPROS ] || break
-      timeout -k 10 "$REPRO_BOUND" "$top/platforms/toolchains/run" --config="$c" "$bin" "${opts[@]}" \
+      env "${envs[@]}" timeout -k 10 "$REPRO_BOUND" "$top/platforms/toolchains/run" --config="$run_c" "$bin" "${opts[@]}" \
         -artifact_prefix="$work/replay/$c/$n/" "$a" >"$logs/$n.repro-$(basename "$a").log" 2>&1 </dev/null
     done < <(findings_in "$art")
     say "   $c $n: $status, $secs s, corpus $before -> $after, $nart artifact(s)"

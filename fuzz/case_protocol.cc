@@ -302,8 +302,8 @@ std::string Answer(uint16_t kind, std::string_view payload) {
   if (opts == nullptr) return EncodeRefused(err);
   std::shared_ptr<const ir::Program> prog = oracle::CaseProgram(q.program, &err);
   if (prog == nullptr) return EncodeRefused("the program does not parse: " + err);
-  harness::KeepAs keep;
-  if (!q.keep.empty()) keep = {q.keep, q.program};
+  harness::KeepAs keep;  // (the request's strings moved: the program is parsed)
+  if (!q.keep.empty()) keep = {std::move(q.keep), std::move(q.program)};
   const auto src = static_cast<harness::RequestSource>(q.settings >> 6);
   std::unique_ptr<harness::RuntimeUnderTest> rt =
       harness::NewReferenceRuntime(*opts, src, (q.flags & kSysmonClock) != 0, std::move(keep));

@@ -215,7 +215,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
 
 }  // namespace
 
-std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts, RequestSource src, bool sysmon_clock,
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(const RuntimeOptions& opts, RequestSource src, bool sysmon_clock,
                                                       KeepAs keep) {
   return std::make_unique<ReferenceRuntime>(opts, src, sysmon_clock, std::make_shared<const KeepAs>(std::move(keep)));
 }

@@ -109,7 +109,7 @@ struct KeepAs {
   std::string program;
   bool on() const { return !options.empty(); }
 };
-std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(RuntimeOptions opts,
+std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(const RuntimeOptions& opts,
                                                       RequestSource src = RequestSource::kPreemptOne,
                                                       bool sysmon_clock = false, KeepAs keep = {});
 RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src = RequestSource::kPreemptOne,
