@@ -148,17 +148,20 @@ void RecordFeatures(const safepoint::oracle::Case& c, const safepoint::oracle::C
 // libFuzzer's own mutations, for the custom mutator to hand over to.
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
-// Half the mutations move the case's points (oracle::MutateCasePoints: the
-// armed instruction, the chain's points and their sources) and keep its
+// Three mutations in four move the case's points (oracle::MutateCasePoints:
+// the armed instruction, the chain's points and their sources) and keep its
 // program and settings: each instruction of a program is a case of its own,
 // and an execution whose program is already generated, parsed, loaded in a
 // kept runtime and predicted costs its armed run and judgement only. The
-// other half, and any input that is no case, are libFuzzer's (the
+// fourth, and any input that is no case, are libFuzzer's (the
 // dictionary's, the comparisons', cross-over), which mostly change the
-// program or the settings.
+// program or the settings. (Half and half before: natively 30,000 runs
+// from the seeds went 7,869-10,139 -> 10,503-11,940 executions a second,
+// and every catalogue mutation was found from an empty corpus as fast:
+// ARCHITECTURE.md, "Each program's points, mutated on their own".)
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
-  if (seed % 2 == 0) {
-    size_t n = safepoint::oracle::MutateCasePoints(data, size, max_size, seed / 2);
+  if (seed % 4 != 0) {
+    size_t n = safepoint::oracle::MutateCasePoints(data, size, max_size, seed);
     if (n > 0) return n;
   }
   return LLVMFuzzerMutate(data, size, max_size);
