@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include "fuzz/artifacts.h"
@@ -114,6 +115,9 @@ bool GetTable(Reader& r, size_t size, FuncTable* t) {
   return GetInts(r, &t->insns) && GetInts(r, &t->insn_op);
 }
 
+static_assert(sizeof(ir::Insn) == 64 && sizeof(ir::Function) == 136,
+              "ir::Insn or ir::Function changed: send the new field (EncodeProgram, DecodeProgram)");
+
 void PutFrame(Writer& w, const harness::FrameImage& f) {
   w.U8(f.seen), w.U64(f.code_base), w.U64(f.pc), w.U64(f.sp), w.U8(f.has_lr), w.U64(f.lr);
   w.U64(f.stack_lo), w.U64(f.stack_hi), w.U64(f.base), w.U64(f.goexit);
@@ -166,11 +170,57 @@ bool GetSave(Reader& r, harness::SaveAreaImage* s) {
 
 }  // namespace
 
+std::string EncodeProgram(const ir::Program& p) {
+  Writer w;
+  w.U32(static_cast<uint32_t>(p.funcs.size()));
+  for (const ir::Function& f : p.funcs) {
+    w.Str(f.name), w.Str(f.package), w.U32(static_cast<uint32_t>(f.frame));
+    w.U8(f.nosplit), w.U8(f.is_asm), w.U8(f.nongo), w.U8(f.restart_at_entry);
+    PutInts(w, f.ptr_slots);
+    w.U32(static_cast<uint32_t>(f.args)), w.U32(static_cast<uint32_t>(f.line));
+    w.U32(static_cast<uint32_t>(f.body.size()));
+    for (const ir::Insn& i : f.body) {
+      w.U8(static_cast<uint8_t>(i.op)), w.U8(static_cast<uint8_t>(i.service));
+      w.U32(static_cast<uint32_t>(i.rd)), w.U32(static_cast<uint32_t>(i.rs)), w.I64(i.imm);
+      w.Str(i.target), w.U32(static_cast<uint32_t>(i.line));
+    }
+  }
+  return w.bytes();
+}
+
+bool DecodeProgram(std::string_view bytes, ir::Program* out, std::string* err) {
+  Reader r(bytes);
+  ir::Program p;
+  uint32_t n;
+  if (!Count(r, 32, bytes.size(), &n)) return *err = r.err, false;
+  p.funcs.resize(n);
+  for (ir::Function& f : p.funcs) {
+    uint32_t k;
+    if (!r.Str(&f.name) || !r.Str(&f.package) || !r.I32(&f.frame) || !r.Bool(&f.nosplit) || !r.Bool(&f.is_asm) ||
+        !r.Bool(&f.nongo) || !r.Bool(&f.restart_at_entry) || !GetInts(r, &f.ptr_slots) || !r.I32(&f.args) ||
+        !r.I32(&f.line) || !Count(r, 26, bytes.size(), &k))
+      return *err = r.err, false;
+    f.body.resize(k);
+    for (ir::Insn& i : f.body) {
+      uint8_t op, service;
+      if (!r.U8(&op) || !r.U8(&service) || !r.I32(&i.rd) || !r.I32(&i.rs) || !r.I64(&i.imm) || !r.Str(&i.target) ||
+          !r.I32(&i.line))
+        return *err = r.err, false;
+      if (op > static_cast<uint8_t>(ir::Op::kAddrSlot)) return *err = "operation " + std::to_string(op), false;
+      if (service > static_cast<uint8_t>(ir::Service::kCount)) return *err = "service " + std::to_string(service), false;
+      i.op = static_cast<ir::Op>(op), i.service = static_cast<ir::Service>(service);
+    }
+  }
+  if (!r.Done()) return *err = r.err, false;
+  *out = std::move(p);
+  return true;
+}
+
 std::string EncodeRequest(Kind kind, const Request& q) {
   Writer w;
-  w.Reserve(64 + q.program.size() + q.keep.size());
+  w.Reserve(64 + q.program.size() + q.ir.size() + q.keep.size());
   w.U8(q.settings), w.U8(q.flags);
-  w.Str(q.keep), w.Str(q.mutation), w.Str(q.program), w.Str(q.main);
+  w.Str(q.keep), w.Str(q.mutation), w.Str(q.program), w.Str(q.ir), w.Str(q.main);
   w.U32(q.armed);
   w.U32(static_cast<uint32_t>(q.then.size()));
   for (const harness::ArmPoint& p : q.then) w.U32(p.off), w.U8(static_cast<uint8_t>(p.src));
@@ -182,7 +232,7 @@ bool DecodeRequest(std::string_view payload, Request* out, std::string* err) {
   Request q;
   uint32_t n = 0;
   if (!r.U8(&q.settings) || !r.U8(&q.flags) || !r.Str(&q.keep) || !r.Str(&q.mutation) || !r.Str(&q.program) ||
-      !r.Str(&q.main) || !r.U32(&q.armed) || !Count(r, 5, payload.size(), &n))
+      !r.Str(&q.ir) || !r.Str(&q.main) || !r.U32(&q.armed) || !Count(r, 5, payload.size(), &n))
     return *err = r.err, false;
   if (q.flags & ~kFlagsMask) return *err = "flags 0x" + std::to_string(q.flags) + " has reserved bits set", false;
   q.then.resize(n);
@@ -289,6 +339,25 @@ const RuntimeOptions* OptionsFor(uint8_t settings, const std::string& mutation, 
   }
   return &made->emplace(key, std::move(o)).first->second;
 }
+// A request's program: the last 256 by their text, each read from its
+// fields (or parsed, without them) once.
+std::shared_ptr<const ir::Program> ProgramOf(const Request& q, std::string* err) {
+  static auto* known = new std::unordered_map<std::string, std::shared_ptr<const ir::Program>>;
+  auto it = known->find(q.program);
+  if (it != known->end()) return it->second;
+  std::shared_ptr<const ir::Program> prog;
+  if (q.ir.empty()) {
+    prog = oracle::CaseProgram(q.program, err);
+    if (prog == nullptr) return *err = "the program does not parse: " + *err, nullptr;
+  } else {
+    auto p = std::make_shared<ir::Program>();
+    if (!DecodeProgram(q.ir, p.get(), err)) return *err = "the program's fields do not read: " + *err, nullptr;
+    prog = std::move(p);
+  }
+  if (known->size() >= 256) known->clear();
+  known->emplace(q.program, prog);
+  return prog;
+}
 }  // namespace
 
 std::string Answer(uint16_t kind, std::string_view payload) {
@@ -300,8 +369,8 @@ std::string Answer(uint16_t kind, std::string_view payload) {
   if (!DecodeRequest(payload, &q, &err)) return EncodeRefused("a malformed request: " + err);
   const RuntimeOptions* opts = OptionsFor(q.settings, q.mutation, &err);
   if (opts == nullptr) return EncodeRefused(err);
-  std::shared_ptr<const ir::Program> prog = oracle::CaseProgram(q.program, &err);
-  if (prog == nullptr) return EncodeRefused("the program does not parse: " + err);
+  std::shared_ptr<const ir::Program> prog = ProgramOf(q, &err);
+  if (prog == nullptr) return EncodeRefused(err);
   harness::KeepAs keep;  // (the request's strings moved: the program is parsed)
   if (!q.keep.empty()) keep = {std::move(q.keep), std::move(q.program)};
   const auto src = static_cast<harness::RequestSource>(q.settings >> 6);
@@ -416,7 +485,7 @@ class RemoteRuntime : public harness::RuntimeUnderTest {
   bool Run(const std::string& main, std::string* err) override {
     Request q;
     q.settings = base_->settings, q.flags = static_cast<uint8_t>(base_->flags | flags_);
-    q.keep = base_->keep, q.mutation = base_->mutation, q.program = base_->program, q.main = main;
+    q.keep = base_->keep, q.mutation = base_->mutation, q.program = base_->program, q.ir = base_->ir, q.main = main;
     q.armed = armed_, q.then = then_;
     uint16_t kind;
     std::string payload, why;
@@ -481,6 +550,8 @@ oracle::CaseTarget RemoteTarget(Channel* ch, const PortInfo& port) {
     base->keep = std::move(keep.options);
     base->mutation = c.mutation;
     base->program = c.program;
+    std::string err;
+    if (std::shared_ptr<const ir::Program> p = oracle::CaseProgram(c.program, &err)) base->ir = EncodeProgram(*p);
     std::shared_ptr<const Request> b = std::move(base);
     return harness::RuntimeFactory([ch, b, tables]() -> std::unique_ptr<harness::RuntimeUnderTest> {
       return std::make_unique<RemoteRuntime>(ch, b, tables.get());

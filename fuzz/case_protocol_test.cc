@@ -54,6 +54,7 @@ TEST(CaseProtocol, RequestRoundTripsFieldByField) {
   q.keep = "settings 165, source sysmon";
   q.mutation = "drop-register";
   q.program = "func main.main frame=0\n  ret\n";
+  q.ir = std::string("\x01\x00\xff", 3);
   q.main = "main.main";
   q.armed = 0x12345678;
   q.then = {{7, harness::RequestSource::kSuspendG}, {0xFFFFFFF0u, harness::RequestSource::kForEachP}};
@@ -68,6 +69,7 @@ TEST(CaseProtocol, RequestRoundTripsFieldByField) {
   EXPECT_EQ(d.keep, q.keep);
   EXPECT_EQ(d.mutation, q.mutation);
   EXPECT_EQ(d.program, q.program);
+  EXPECT_EQ(d.ir, q.ir);
   EXPECT_EQ(d.main, q.main);
   EXPECT_EQ(d.armed, q.armed);
   ASSERT_EQ(d.then.size(), 2u);
@@ -79,6 +81,72 @@ TEST(CaseProtocol, RequestRoundTripsFieldByField) {
   for (size_t n = 0; n < payload.size(); n++)
     EXPECT_FALSE(DecodeRequest(payload.substr(0, n), &d, &err)) << "cut at " << n;
   EXPECT_FALSE(DecodeRequest(payload + "x", &d, &err));
+}
+
+// A program read back from its fields is the program, field by field:
+// generated ones (every kind of operation the generator writes), with the
+// fields no generated program sets given values of their own.
+TEST(CaseProtocol, AProgramReadsBackFromItsFieldsFieldByField) {
+  std::vector<std::string> inputs = oracle::CoverageRandomInputs(40, 5);
+  size_t insns = 0;
+  for (size_t n = 0; n < inputs.size(); n++) {
+    oracle::Case c;
+    std::string err;
+    ASSERT_TRUE(oracle::DecodeCase(reinterpret_cast<const uint8_t*>(inputs[n].data()), inputs[n].size(), &c, &err));
+    std::shared_ptr<const ir::Program> parsed = oracle::CaseProgram(c.program, &err);
+    ASSERT_NE(parsed, nullptr) << err;
+    ir::Program p = *parsed;
+    p.funcs[0].nosplit = !p.funcs[0].nosplit, p.funcs[0].is_asm = true, p.funcs[0].nongo = true;
+    p.funcs[0].restart_at_entry = true, p.funcs[0].ptr_slots.push_back(-8), p.funcs[0].args = 3;
+    p.funcs[0].line = 77;
+    ir::Program d;
+    std::string bytes = EncodeProgram(p);
+    ASSERT_TRUE(DecodeProgram(bytes, &d, &err)) << err;
+    ASSERT_EQ(d.funcs.size(), p.funcs.size());
+    for (size_t i = 0; i < p.funcs.size(); i++) {
+      const ir::Function &a = p.funcs[i], &b = d.funcs[i];
+      SCOPED_TRACE(a.name);
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.package, b.package);
+      EXPECT_EQ(a.frame, b.frame);
+      EXPECT_EQ(a.nosplit, b.nosplit);
+      EXPECT_EQ(a.is_asm, b.is_asm);
+      EXPECT_EQ(a.nongo, b.nongo);
+      EXPECT_EQ(a.restart_at_entry, b.restart_at_entry);
+      EXPECT_EQ(a.ptr_slots, b.ptr_slots);
+      EXPECT_EQ(a.args, b.args);
+      EXPECT_EQ(a.line, b.line);
+      ASSERT_EQ(a.body.size(), b.body.size());
+      for (size_t k = 0; k < a.body.size(); k++) {
+        const ir::Insn &x = a.body[k], &y = b.body[k];
+        EXPECT_EQ(x.op, y.op) << k;
+        EXPECT_EQ(x.rd, y.rd) << k;
+        EXPECT_EQ(x.rs, y.rs) << k;
+        EXPECT_EQ(x.imm, y.imm) << k;
+        EXPECT_EQ(x.target, y.target) << k;
+        EXPECT_EQ(x.service, y.service) << k;
+        EXPECT_EQ(x.line, y.line) << k;
+        insns++;
+      }
+    }
+    // Cut short, or with a byte more, it is no program.
+    EXPECT_FALSE(DecodeProgram(std::string_view(bytes).substr(0, bytes.size() - 1), &d, &err));
+    EXPECT_FALSE(DecodeProgram(bytes + "x", &d, &err));
+  }
+  EXPECT_GT(insns, 2000u);
+  // An operation or a service no program has is refused.
+  ir::Program one;
+  one.funcs.resize(1);
+  one.funcs[0].name = "main.main";
+  one.funcs[0].body.resize(1);
+  std::string bytes = EncodeProgram(one);
+  ir::Program d;
+  std::string err;
+  ASSERT_TRUE(DecodeProgram(bytes, &d, &err)) << err;
+  std::string bad = bytes;
+  bad[bad.size() - 26] = static_cast<char>(0xFE);  // the operation
+  EXPECT_FALSE(DecodeProgram(bad, &d, &err));
+  EXPECT_NE(err.find("operation 254"), std::string::npos) << err;
 }
 
 // A function table with every field of every kind set, each to a value of

@@ -30,6 +30,8 @@ class Writer {
   // Bytes as they are, no length.
   void Raw(const void* p, size_t n) { s_.append(static_cast<const char*>(p), n); }
   void Reserve(size_t n) { s_.reserve(n); }
+  // What was written (no frame).
+  const std::string& bytes() const { return s_; }
   // The whole frame: header (magic, version, kind, payload length), payload.
   std::string Frame(uint32_t magic, uint16_t version, uint16_t kind) const {
     Writer h;
