@@ -20,6 +20,7 @@
 #include <cstdlib>
 
 #include "fuzz/case_protocol.h"
+#include "fuzz/executor_process.h"
 #include "fuzz/verdict_protocol.h"
 #include "harness/runtime_under_test.h"
 #include "platforms/native.h"
@@ -35,11 +36,8 @@ int main(int argc, char** argv) {
   }
   // The protocol's channel is a private copy of standard output; the
   // process's own standard output becomes standard error.
-  int out = dup(STDOUT_FILENO);
-  if (out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-    perror("case_executor: cannot set up its output");
-    return 1;
-  }
+  int out = safepoint::fuzz::TakeStdoutForProtocol("case_executor");
+  if (out < 0) return 1;
   // As in the fuzzing process (fuzz/preempt_fuzz.cc): large blocks kept in
   // the heap, a fatal error an abort.
   mallopt(M_MMAP_THRESHOLD, 64 << 20);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "fuzz/verdict_protocol.h"
@@ -82,6 +83,15 @@ bool StartExecutor(ExecutorProcess& e, const std::string& runner, int hello_ms, 
     return false;
   }
   return true;
+}
+
+int TakeStdoutForProtocol(const char* who) {
+  int out = dup(STDOUT_FILENO);
+  if (out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    fprintf(stderr, "%s: cannot set up its output: %s\n", who, strerror(errno));
+    return -1;
+  }
+  return out;
 }
 
 bool ParseExecutors(const std::string& s, std::vector<ExecutorProcess>* out, std::string* err) {

@@ -37,6 +37,12 @@ bool StartExecutor(ExecutorProcess& e, const std::string& runner, int hello_ms, 
 // ("exit status N", "killed by signal N"; "" when it was not running).
 std::string StopExecutor(ExecutorProcess& e, bool force);
 
+// The executor's own side: its protocol's channel, a private copy of
+// standard output, which itself becomes standard error (whatever else the
+// process prints goes there). -1, said on stderr as `who`'s, when it
+// cannot be set up.
+int TakeStdoutForProtocol(const char* who);
+
 // "CONFIG=PATH,CONFIG=PATH": false with *err for an item that is not
 // CONFIG=PATH or a PATH that is no executable file.
 bool ParseExecutors(const std::string& spec, std::vector<ExecutorProcess>* out, std::string* err);

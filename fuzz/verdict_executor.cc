@@ -24,6 +24,7 @@
 #include <string>
 
 #include "fuzz/verdict_probe.h"
+#include "fuzz/executor_process.h"
 #include "fuzz/verdict_protocol.h"
 #include "harness/mutations.h"
 #include "platforms/native.h"
@@ -37,11 +38,8 @@ int main(int argc, char** argv) {
   }
   // The protocol's channel is a private copy of standard output; the
   // process's own standard output becomes standard error.
-  int out = dup(STDOUT_FILENO);
-  if (out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-    perror("verdict_executor: cannot set up its output");
-    return 1;
-  }
+  int out = safepoint::fuzz::TakeStdoutForProtocol("verdict_executor");
+  if (out < 0) return 1;
   const safepoint::harness::MutationDef* mutation = nullptr;
   if (const char* m = getenv("SAFEPOINT_EXECUTOR_MUTATE"); m && *m) {
     mutation = safepoint::harness::FindMutation(m);
