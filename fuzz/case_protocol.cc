@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include "fuzz/verdict_protocol.h"
 #include "fuzz/wire.h"
 #include "harness/mutations.h"
+#include "platforms/native.h"
 
 namespace safepoint::fuzz::cases {
 
@@ -168,6 +171,40 @@ bool GetSave(Reader& r, harness::SaveAreaImage* s) {
   return true;
 }
 
+// An environment, every field but the port (the executor's, said in its
+// hello). (EmitEnv's size is checked in platforms/common/emit.cc.)
+void PutEnv(Writer& w, const EmitEnv& e) {
+  w.U64(e.globals), w.U64(e.mcall), w.U64(e.systemstack), w.U64(e.morestack);
+  w.U32(static_cast<uint32_t>(std::size(e.service_fn)));
+  for (uint64_t f : e.service_fn) w.U64(f);
+  w.U64(e.vdump), w.U32(static_cast<uint32_t>(e.xtier)), w.U64(e.wbflag), w.U8(e.omit_stack_check), w.U32(e.isolate);
+}
+bool GetEnv(Reader& r, EmitEnv* e) {
+  uint32_t n;
+  if (!r.U64(&e->globals) || !r.U64(&e->mcall) || !r.U64(&e->systemstack) || !r.U64(&e->morestack) || !r.U32(&n))
+    return false;
+  if (n != std::size(e->service_fn))
+    return r.Bad(std::to_string(n) + " service entries (this build has " + std::to_string(std::size(e->service_fn)) +
+                 ")");
+  for (uint64_t& f : e->service_fn)
+    if (!r.U64(&f)) return false;
+  return r.U64(&e->vdump) && r.I32(&e->xtier) && r.U64(&e->wbflag) && r.Bool(&e->omit_stack_check) &&
+         r.U32(&e->isolate);
+}
+
+void PutStrings(Writer& w, const std::vector<std::string>& v) {
+  w.U32(static_cast<uint32_t>(v.size()));
+  for (const std::string& x : v) w.Str(x);
+}
+bool GetStrings(Reader& r, size_t size, std::vector<std::string>* v) {
+  uint32_t n;
+  if (!Count(r, 4, size, &n)) return false;
+  v->resize(n);
+  for (std::string& x : *v)
+    if (!r.Str(&x)) return false;
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeProgram(const ir::Program& p) {
@@ -218,12 +255,19 @@ bool DecodeProgram(std::string_view bytes, ir::Program* out, std::string* err) {
 
 std::string EncodeRequest(Kind kind, const Request& q) {
   Writer w;
-  w.Reserve(64 + q.program.size() + q.ir.size() + q.keep.size());
+  w.Reserve(64 + q.program.size() + q.ir.size() + q.keep.size() +
+            ((q.flags & kEmitted) ? 1024 + q.emitted.code.size() + 64 * q.emitted.table.insns.size() : 0));
   w.U8(q.settings), w.U8(q.flags);
   w.Str(q.keep), w.Str(q.mutation), w.Str(q.program), w.Str(q.ir), w.Str(q.main);
   w.U32(q.armed);
   w.U32(static_cast<uint32_t>(q.then.size()));
   for (const harness::ArmPoint& p : q.then) w.U32(p.off), w.U8(static_cast<uint8_t>(p.src));
+  if (q.flags & kEmitted) {
+    PutEnv(w, q.env);
+    w.Bytes(q.emitted.code.data(), q.emitted.code.size());
+    w.U32(q.emitted.goexit);
+    PutTable(w, q.emitted.table);
+  }
   return w.Frame(verdict::kRequestMagic, verdict::kVersion, kind);
 }
 
@@ -242,6 +286,9 @@ bool DecodeRequest(std::string_view payload, Request* out, std::string* err) {
     if (src >= harness::kRequestSources) return *err = "request source " + std::to_string(src), false;
     p.src = static_cast<harness::RequestSource>(src);
   }
+  if ((q.flags & kEmitted) && (!GetEnv(r, &q.env) || !GetBytes(r, &q.emitted.code) || !r.U32(&q.emitted.goexit) ||
+                               !GetTable(r, payload.size(), &q.emitted.table)))
+    return *err = r.err, false;
   if (!r.Done()) return *err = r.err, false;
   *out = std::move(q);
   return true;
@@ -250,6 +297,9 @@ bool DecodeRequest(std::string_view payload, Request* out, std::string* err) {
 std::string EncodeLoaded(const Loaded& l, const FuncTable* table) {
   Writer w;
   w.U8(l.ok), w.Str(l.error), w.U64(l.code_base), w.U32(static_cast<uint32_t>(l.tier));
+  w.U8(l.has_env);
+  if (l.has_env) PutEnv(w, l.env);
+  PutStrings(w, l.given_up);
   if (l.ok) PutTable(w, table ? *table : l.table);
   return w.Frame(verdict::kResponseMagic, verdict::kVersion, kLoaded);
 }
@@ -257,7 +307,8 @@ std::string EncodeLoaded(const Loaded& l, const FuncTable* table) {
 bool DecodeLoaded(std::string_view payload, Loaded* out, std::string* err) {
   Reader r(payload);
   Loaded l;
-  if (!r.Bool(&l.ok) || !r.Str(&l.error) || !r.U64(&l.code_base) || !r.I32(&l.tier) ||
+  if (!r.Bool(&l.ok) || !r.Str(&l.error) || !r.U64(&l.code_base) || !r.I32(&l.tier) || !r.Bool(&l.has_env) ||
+      (l.has_env && !GetEnv(r, &l.env)) || !GetStrings(r, payload.size(), &l.given_up) ||
       (l.ok && !GetTable(r, payload.size(), &l.table)) || !r.Done())
     return *err = r.err, false;
   *out = std::move(l);
@@ -271,7 +322,10 @@ std::string EncodeRan(const Ran& x) {
   w.Reserve(256 + x.events.size() * sizeof(Event) + x.end.globals.size() * 8 + x.end.vdump.size() +
             x.save.frame.size() + x.save.xstate.size() + stacks);
   w.U8(x.ok), w.Str(x.error), w.U8(static_cast<uint8_t>(x.source)), w.U64(x.code_base);
-  w.U32(static_cast<uint32_t>(x.tier)), w.U64(x.dropped);
+  w.U32(static_cast<uint32_t>(x.tier)), w.U8(x.code), w.U8(x.has_env);
+  if (x.has_env) PutEnv(w, x.env);
+  PutStrings(w, x.given_up);
+  w.U64(x.dropped);
   w.U32(static_cast<uint32_t>(x.events.size()));
   w.Bytes(x.events.data(), x.events.size() * sizeof(Event));
   if (x.ok) {
@@ -288,13 +342,17 @@ std::string EncodeRan(const Ran& x) {
 bool DecodeRan(std::string_view payload, Ran* out, std::string* err) {
   Reader r(payload);
   Ran x;
-  uint8_t src;
+  uint8_t src, code;
   uint32_t n;
   std::string_view events;
   if (!r.Bool(&x.ok) || !r.Str(&x.error) || !r.U8(&src) || !r.U64(&x.code_base) || !r.I32(&x.tier) ||
-      !r.U64(&x.dropped) || !r.U32(&n) || !r.View(&events))
+      !r.U8(&code) || !r.Bool(&x.has_env) || (x.has_env && !GetEnv(r, &x.env)) ||
+      !GetStrings(r, payload.size(), &x.given_up) || !r.U64(&x.dropped) ||
+      !r.U32(&n) || !r.View(&events))
     return *err = r.err, false;
   if (src >= harness::kRequestSources) return *err = "request source " + std::to_string(src), false;
+  if (code > kNotLoaded) return *err = "where the code came from: " + std::to_string(code), false;
+  x.code = static_cast<CodeFrom>(code);
   x.source = static_cast<harness::RequestSource>(src);
   if (events.size() != static_cast<size_t>(n) * sizeof(Event))
     return *err = std::to_string(n) + " events in " + std::to_string(events.size()) + " bytes", false;
@@ -328,6 +386,8 @@ namespace {
 // The options of a settings byte under a mutation, made once each.
 const RuntimeOptions* OptionsFor(uint8_t settings, const std::string& mutation, std::string* err) {
   static auto* made = new std::map<std::pair<uint8_t, std::string>, RuntimeOptions>;
+  static std::mutex mu;  // (the driver's threads; an element, once made, is never moved)
+  std::lock_guard<std::mutex> lk(mu);
   auto key = std::make_pair(settings, mutation);
   auto it = made->find(key);
   if (it != made->end()) return &it->second;
@@ -341,21 +401,21 @@ const RuntimeOptions* OptionsFor(uint8_t settings, const std::string& mutation, 
 }
 // A request's program: the last 256 by their text, each read from its
 // fields (or parsed, without them) once.
-std::shared_ptr<const ir::Program> ProgramOf(const Request& q, std::string* err) {
+std::shared_ptr<const ir::Program> ProgramOf(const std::string& text, const std::string& fields, std::string* err) {
   static auto* known = new std::unordered_map<std::string, std::shared_ptr<const ir::Program>>;
-  auto it = known->find(q.program);
+  auto it = known->find(text);
   if (it != known->end()) return it->second;
   std::shared_ptr<const ir::Program> prog;
-  if (q.ir.empty()) {
-    prog = oracle::CaseProgram(q.program, err);
+  if (fields.empty()) {
+    prog = oracle::CaseProgram(text, err);
     if (prog == nullptr) return *err = "the program does not parse: " + *err, nullptr;
   } else {
     auto p = std::make_shared<ir::Program>();
-    if (!DecodeProgram(q.ir, p.get(), err)) return *err = "the program's fields do not read: " + *err, nullptr;
+    if (!DecodeProgram(fields, p.get(), err)) return *err = "the program's fields do not read: " + *err, nullptr;
     prog = std::move(p);
   }
   if (known->size() >= 256) known->clear();
-  known->emplace(q.program, prog);
+  known->emplace(text, prog);
   return prog;
 }
 }  // namespace
@@ -367,24 +427,58 @@ std::string Answer(uint16_t kind, std::string_view payload) {
     return EncodeRefused("request kind " + std::to_string(kind) + " (" + std::to_string(kLoad) + ", load, or " +
                          std::to_string(kRun) + ", run)");
   if (!DecodeRequest(payload, &q, &err)) return EncodeRefused("a malformed request: " + err);
+  if (kind == kLoad && (q.flags & kEmitted)) return EncodeRefused("an emitted program comes with a run, not a load");
   const RuntimeOptions* opts = OptionsFor(q.settings, q.mutation, &err);
   if (opts == nullptr) return EncodeRefused(err);
-  std::shared_ptr<const ir::Program> prog = ProgramOf(q, &err);
-  if (prog == nullptr) return EncodeRefused(err);
-  harness::KeepAs keep;  // (the request's strings moved: the program is parsed)
-  if (!q.keep.empty()) keep = {std::move(q.keep), std::move(q.program)};
+  harness::KeepAs keep;
+  if (!q.keep.empty()) keep = {std::move(q.keep), q.program};
+  const std::string& text = q.program;
   const auto src = static_cast<harness::RequestSource>(q.settings >> 6);
   std::unique_ptr<harness::RuntimeUnderTest> rt =
       harness::NewReferenceRuntime(*opts, src, (q.flags & kSysmonClock) != 0, std::move(keep));
+  // The program is read (from its fields, or parsed) only where the
+  // runtime emits it: a kept runtime that has it, or a run that brings it
+  // emitted, reads nothing of it.
+  // The runtime's environment goes back with a load, and with a run that
+  // found the program new to the runtime (the driver's emission installed,
+  // or the executor's own, against an environment the driver may not know).
+  const CodeFrom had = rt->HasProgram() ? kHad : kEmittedThere;
+  EmitEnv env;
+  std::string why;
+  const bool has_env = (kind == kLoad || had != kHad) && rt->EmitEnvironment(&env, &why);
+  CodeFrom from = had;
+  if (had != kHad && (q.flags & kEmitted)) {
+    q.env.port = &NativePort();
+    if (has_env && SameEmitEnv(q.env, env)) from = kInstalled;
+  }
+  bool loaded = false;
+  std::string load_err;
+  if (from == kEmittedThere) {
+    std::shared_ptr<const ir::Program> prog = ProgramOf(text, q.ir, &err);
+    if (prog == nullptr) return EncodeRefused(err);
+    loaded = rt->Load(*prog, &load_err);
+  } else if (from == kInstalled) {
+    loaded = rt->LoadEmitted(q.env, std::move(q.emitted), &load_err);
+  } else {
+    static const ir::Program unread;  // (HasProgram: Load reads nothing of it)
+    loaded = rt->Load(unread, &load_err);
+  }
   if (kind == kLoad) {
     Loaded l;
-    l.ok = rt->Load(*prog, &l.error);
+    l.ok = loaded, l.error = std::move(load_err);
+    l.has_env = has_env, l.env = env;
     l.code_base = rt->code_base();
     l.tier = rt->xstate_tier();
-    return EncodeLoaded(l, l.ok ? &rt->table() : nullptr);
+    std::shared_ptr<const FuncTable> table = l.ok ? rt->shared_table() : nullptr;
+    rt.reset();  // (kept, or given up: said below)
+    l.given_up = harness::TakeGivenUpOptions();
+    return EncodeLoaded(l, table.get());
   }
   Ran x;
-  x.ok = rt->Load(*prog, &x.error) && (!(q.flags & kArmed) || rt->ArmAt(q.armed, &x.error)) &&
+  x.has_env = has_env, x.env = env;
+  x.code = loaded ? from : kNotLoaded;
+  x.error = std::move(load_err);
+  x.ok = loaded && (!(q.flags & kArmed) || rt->ArmAt(q.armed, &x.error)) &&
          (!(q.flags & kArmThen) || rt->ArmThen(q.then, &x.error)) && rt->Run(q.main, &x.error);
   x.source = rt->request_source();
   x.code_base = rt->code_base();
@@ -394,6 +488,8 @@ std::string Answer(uint16_t kind, std::string_view payload) {
   if (x.ok) x.end = rt->end_state();
   x.save = rt->save_area();
   for (size_t i = 0; i <= q.then.size(); i++) x.frames.push_back(rt->trap_frame(i));
+  rt.reset();  // (reset and kept, or given up: said below)
+  x.given_up = harness::TakeGivenUpOptions();
   return EncodeRan(x);
 }
 
@@ -423,51 +519,110 @@ namespace {
 }
 
 // The function tables the driver has, by what makes one (the settings,
-// the mutation and the program): a case's reference asks once, the
-// runtimes of its later cases load without asking (a program the executor
-// cannot load is never kept here, so its every Load asks and fails as it
-// would in-process).
+// the mutation, the kept runtime's options and the program): a case's
+// reference loads once, the runtimes of its later cases load without
+// asking (a program the executor cannot load is never kept here, so its
+// every Load asks and fails as it would in-process). Keyed by the kept
+// runtime too: the table's instruction lengths depend on the runtime's
+// addresses on ports that materialize an address in as few instructions
+// as it needs (arm64's MovImm).
 struct TableKey {
   uint8_t settings;
-  std::string mutation, program;
+  std::string mutation, keep, program;
   bool operator<(const TableKey& o) const {
     if (settings != o.settings) return settings < o.settings;
-    return mutation != o.mutation ? mutation < o.mutation : program < o.program;
+    if (mutation != o.mutation) return mutation < o.mutation;
+    return keep != o.keep ? keep < o.keep : program < o.program;
   }
+};
+// A program the driver emitted, not yet sent: it goes with the program's
+// next run (once the executor answers a run of it, it has the program).
+struct Pending {
+  EmitEnv env;
+  Emitted emitted;  // (its table as emitted, unedited)
+};
+struct Known {
+  std::shared_ptr<const FuncTable> table;
+  int tier = -1;
+  std::shared_ptr<const Pending> pending;
 };
 struct Tables {
   std::mutex mu;
-  std::map<TableKey, std::pair<std::shared_ptr<const FuncTable>, int>> known;  // table, tier
+  std::map<TableKey, Known> known;
+  // The environment the executor's kept runtime of each options key
+  // (Request::keep) reported last: a program new to it is emitted here.
+  std::unordered_map<std::string, EmitEnv> envs;
+  const PortInfo* port = nullptr;  // the executor's
+  // Each program's fields (Request::ir), encoded once: by its text.
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> fields;
 };
+
+// What the driver's loads were, for its summary (LoadSummary).
+std::atomic<int64_t> g_asked{0}, g_emitted_here{0}, g_installed{0}, g_emitted_there{0};
 
 // A runtime in the executor, as RunCase sees it.
 class RemoteRuntime : public harness::RuntimeUnderTest {
  public:
   RemoteRuntime(Channel* d, std::shared_ptr<const Request> base, Tables* tables)
-      : d_(d), base_(std::move(base)), tables_(tables) {}
+      : d_(d),
+        base_(std::move(base)),
+        tables_(tables),
+        key_{base_->settings, base_->mutation, base_->keep, base_->program} {}
   bool Load(const ir::Program& prog, std::string* err) override {
-    (void)prog;  // the request's text is the program's
-    TableKey key{base_->settings, base_->mutation, base_->program};
     {
       std::lock_guard<std::mutex> lk(tables_->mu);
-      auto it = tables_->known.find(key);
+      auto it = tables_->known.find(key_);
       if (it != tables_->known.end()) {
-        table_ = it->second.first, tier_ = it->second.second;
+        table_ = it->second.table, tier_ = it->second.tier;
         return true;
       }
     }
-    uint16_t kind;
-    std::string payload, why;
-    d_->Ask(EncodeRequest(kLoad, *base_), &kind, &payload);
-    Loaded l;
-    if (kind != kLoaded || !DecodeLoaded(payload, &l, &why)) Bad(kind, payload, why);
-    code_base_ = l.code_base, tier_ = l.tier;
-    if (!l.ok) return *err = l.error, false;
-    table_ = std::make_shared<const FuncTable>(std::move(l.table));
+    Known k;
+    if (auto p = std::make_shared<Pending>(); EmitHere(prog, &p->env, &p->emitted)) {
+      // Edited as the executor's runtime edits it (Runtime::EditTable).
+      FuncTable t = p->emitted.table;
+      std::string no;
+      if (const RuntimeOptions* o = OptionsFor(base_->settings, base_->mutation, &no)) Runtime::EditTable(*o, &t);
+      k.table = std::make_shared<const FuncTable>(std::move(t));
+      k.tier = p->env.xtier;
+      k.pending = std::move(p);
+      g_emitted_here.fetch_add(1);
+    } else {
+      uint16_t kind;
+      std::string payload, why;
+      Loaded l;
+      d_->Ask(EncodeRequest(kLoad, *base_), &kind, &payload);
+      if (kind != kLoaded || !DecodeLoaded(payload, &l, &why)) Bad(kind, payload, why);
+      g_asked.fetch_add(1);
+      code_base_ = l.code_base, tier_ = l.tier;
+      Forget(l.given_up);
+      Learn(l.has_env, l.env);
+      if (!l.ok) return *err = l.error, false;
+      k.table = std::make_shared<const FuncTable>(std::move(l.table));
+      k.tier = l.tier;
+    }
+    table_ = k.table, tier_ = k.tier;
     std::lock_guard<std::mutex> lk(tables_->mu);
     if (tables_->known.size() >= 256) tables_->known.clear();
-    tables_->known.emplace(std::move(key), std::make_pair(table_, tier_));
+    tables_->known.emplace(key_, std::move(k));
     return true;
+  }
+  // Emits `prog` for the executor's port against the environment its kept
+  // runtime of these options reported, when there is one; false (the
+  // executor emits) otherwise, or when the emission fails (the executor
+  // then says why, as in-process).
+  bool EmitHere(const ir::Program& prog, EmitEnv* env, Emitted* out) {
+    if (base_->keep.empty()) return false;
+    {
+      std::lock_guard<std::mutex> lk(tables_->mu);
+      auto it = tables_->envs.find(base_->keep);
+      if (it == tables_->envs.end()) return false;
+      *env = it->second;
+    }
+    env->port = tables_->port;
+    std::unique_ptr<Lowerer> low = NewLowerer(tables_->port->name);
+    std::string why;
+    return low != nullptr && Emit(*low, prog, *env, out, &why);
   }
   bool ArmAt(uint32_t off, std::string* err) override {
     (void)err;  // refused by the executor, at Run
@@ -487,11 +642,33 @@ class RemoteRuntime : public harness::RuntimeUnderTest {
     q.settings = base_->settings, q.flags = static_cast<uint8_t>(base_->flags | flags_);
     q.keep = base_->keep, q.mutation = base_->mutation, q.program = base_->program, q.ir = base_->ir, q.main = main;
     q.armed = armed_, q.then = then_;
+    std::shared_ptr<const Pending> pending;
+    {
+      std::lock_guard<std::mutex> lk(tables_->mu);
+      auto it = tables_->known.find(key_);
+      if (it != tables_->known.end()) pending = it->second.pending;
+    }
+    if (pending) q.flags |= kEmitted, q.env = pending->env, q.emitted = pending->emitted;
     uint16_t kind;
     std::string payload, why;
     d_->Ask(EncodeRequest(kRun, q), &kind, &payload);
     if (kind != kRan || !DecodeRan(payload, &ran_, &why)) Bad(kind, payload, why);
+    if (ran_.code == kInstalled && !pending) Bad(kind, payload, "it installed an emission it was not sent");
+    if (ran_.code == kEmittedThere && pending)
+      Bad(kind, payload,
+          "the program emitted here went to a runtime it was not emitted for (one the executor gave up without "
+          "saying so): the case's function table may not be the code's");
     ran_once_ = true;
+    Forget(ran_.given_up);
+    if (ran_.code == kInstalled) g_installed.fetch_add(1);
+    if (ran_.code == kEmittedThere) g_emitted_there.fetch_add(1);
+    if (ran_.code != kHad) Learn(ran_.has_env, ran_.env);
+    if (pending && ran_.code != kNotLoaded) {
+      // The executor has the program now: later runs bring no code.
+      std::lock_guard<std::mutex> lk(tables_->mu);
+      auto it = tables_->known.find(key_);
+      if (it != tables_->known.end() && it->second.pending == pending) it->second.pending.reset();
+    }
     if (!ran_.ok) *err = ran_.error;
     return ran_.ok;
   }
@@ -524,9 +701,33 @@ class RemoteRuntime : public harness::RuntimeUnderTest {
             d_->config().c_str(), kind, what.c_str());
     abort();
   }
+  // Kept runtimes the executor gave up: their environments, and the tables
+  // the driver had for them (emitted against those environments, or sent
+  // by them), are forgotten. The tables RunCase holds for such a program
+  // are its own (oracle/preempt_case.cc).
+  void Forget(const std::vector<std::string>& given_up) {
+    if (given_up.empty()) return;
+    std::lock_guard<std::mutex> lk(tables_->mu);
+    for (const std::string& k : given_up) {
+      tables_->envs.erase(k);
+      for (auto it = tables_->known.begin(); it != tables_->known.end();)
+        it = it->first.keep == k ? tables_->known.erase(it) : std::next(it);
+    }
+  }
+  // The environment the executor said its runtime of these options has
+  // (none: it cannot say, and the executor emits).
+  void Learn(bool has_env, const EmitEnv& env) {
+    if (base_->keep.empty()) return;
+    std::lock_guard<std::mutex> lk(tables_->mu);
+    if (has_env)
+      tables_->envs[base_->keep] = env;
+    else
+      tables_->envs.erase(base_->keep);
+  }
   Channel* d_;
   std::shared_ptr<const Request> base_;
   Tables* tables_;
+  const TableKey key_;
   std::shared_ptr<const FuncTable> table_;
   int tier_ = -1;
   uint64_t code_base_ = 0;
@@ -543,6 +744,7 @@ oracle::CaseTarget RemoteTarget(Channel* ch, const PortInfo& port) {
   oracle::CaseTarget t;
   auto tables = std::make_shared<Tables>();
   t.port = &port;
+  tables->port = &port;
   t.runtimes = [ch, tables](const oracle::Case& c, bool sysmon_clock, harness::KeepAs keep) {
     auto base = std::make_shared<Request>();
     base->settings = c.settings;
@@ -550,8 +752,22 @@ oracle::CaseTarget RemoteTarget(Channel* ch, const PortInfo& port) {
     base->keep = std::move(keep.options);
     base->mutation = c.mutation;
     base->program = c.program;
+    std::shared_ptr<const std::string> fields;
+    {
+      std::lock_guard<std::mutex> lk(tables->mu);
+      auto it = tables->fields.find(c.program);
+      if (it != tables->fields.end()) fields = it->second;
+    }
     std::string err;
-    if (std::shared_ptr<const ir::Program> p = oracle::CaseProgram(c.program, &err)) base->ir = EncodeProgram(*p);
+    if (fields == nullptr) {
+      if (std::shared_ptr<const ir::Program> p = oracle::CaseProgram(c.program, &err)) {
+        fields = std::make_shared<const std::string>(EncodeProgram(*p));
+        std::lock_guard<std::mutex> lk(tables->mu);
+        if (tables->fields.size() >= 256) tables->fields.clear();
+        tables->fields.emplace(c.program, fields);
+      }
+    }
+    if (fields != nullptr) base->ir = *fields;
     std::shared_ptr<const Request> b = std::move(base);
     return harness::RuntimeFactory([ch, b, tables]() -> std::unique_ptr<harness::RuntimeUnderTest> {
       return std::make_unique<RemoteRuntime>(ch, b, tables.get());
@@ -570,7 +786,24 @@ Driver::Driver(const std::string& config, const std::string& path, const std::st
   target_ = RemoteTarget(this, *port_);
 }
 
-Driver::~Driver() { StopExecutor(proc_, false); }
+LoadCounts LoadCountsNow() {
+  LoadCounts c;
+  c.emitted_here = g_emitted_here.load(), c.installed = g_installed.load();
+  c.asked = g_asked.load(), c.emitted_there = g_emitted_there.load();
+  return c;
+}
+
+std::string LoadSummary() {
+  return "programs new to the executor's runtimes: " + std::to_string(g_emitted_here.load()) + " emitted here (" +
+         std::to_string(g_installed.load()) + " installed with their first run), " + std::to_string(g_asked.load()) +
+         " loaded there when asked (the first under its options), " + std::to_string(g_emitted_there.load()) +
+         " emitted there at a run (a runtime the driver had no environment of, or had lost the program)";
+}
+
+Driver::~Driver() {
+  StopExecutor(proc_, false);
+  fprintf(stderr, "preempt_fuzz: %s\n", LoadSummary().c_str());
+}
 
 void Driver::Ask(const std::string& frame, uint16_t* kind, std::string* payload) {
   std::string err;

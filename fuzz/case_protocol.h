@@ -36,15 +36,39 @@
 //   string main      the function Run runs (kRun; empty for kLoad)
 //   u32 armed     the armed code offset (0 unless kArmed)
 //   u32 n, n x (u32 offset, u8 source): the chain (ArmThen's points)
+//   with kEmitted (kRun only): the program as the driver emitted it for
+//                 the executor's port: the environment it emitted against
+//                 (an EmitEnv but its port), bytes code, u32 goexit
+//                 offset, the function table as emitted (before the
+//                 options' edits, Runtime::EditTable)
 // Responses:
 //   kLoaded (to kLoad): u8 ok, string error, u64 code base, i32 extended
-//     state tier, then the function table (when ok)
+//     state tier, u8 has env + the environment the runtime that answered
+//     emits against (when it can say: a kept runtime), u32 n + n strings:
+//     the options of the kept runtimes given up since the last response
+//     (harness::TakeGivenUpOptions), then the function table (when ok)
 //   kRan (to kRun): u8 ok (Load, ArmAt, ArmThen and Run all succeeded),
-//     string error, u8 request source, u64 code base, i32 tier, u64 events
-//     dropped, u32 n + n event records, the end state (when ok), the save
-//     area, u32 n + n frame images (point 0, then the chain's)
+//     string error, u8 request source, u64 code base, i32 tier, u8 where
+//     the program's code came from (CodeFrom), u8 has env + the runtime's
+//     environment (when the program was new to it, and it can say), the
+//     kept runtimes given up (as kLoaded's), u64 events dropped, u32 n + n event records, the end state (when ok), the
+//     save area, u32 n + n frame images (point 0, then the chain's)
 //   kRefused: string why: a request the executor could not read or make a
 //     runtime for (the driver's bug, never the runtime's)
+//
+// Emission. A program new to the executor is emitted by the driver, natively
+// (the emitter is host-neutral: platforms/emitter.h), against the
+// environment the executor last reported for its kept runtime of the same
+// options, and travels with the program's first run: its Load asks
+// nothing. Under QEMU a load request cost about a run (a round trip, the
+// emission, a table sent back). The first program under some options is
+// asked for with kLoad, and the executor emits it, as in-process; so does
+// a program whose runtime's environment the driver does not know. Each
+// response names the kept runtimes the executor gave up (a reset that
+// failed, or more than 64 kept): the driver forgets their environments
+// and the tables it had for them, so that an emission always goes to the
+// runtime it was made for (the executor checks, and the driver stops
+// with a message if not).
 //
 // Failures. A fatal error in a run ends the executor (as it ends the
 // fuzzing process when in-process): the driver reads end of file, says so
@@ -65,11 +89,12 @@
 #include "harness/armed.h"
 #include "harness/runtime_under_test.h"
 #include "oracle/preempt_case.h"
+#include "platforms/emitter.h"
 
 namespace safepoint::fuzz::cases {
 
 enum Kind : uint16_t { kLoad = 16, kRun = 17, kLoaded = 16, kRan = 17, kRefused = 18 };
-enum Flags : uint8_t { kSysmonClock = 1, kArmed = 2, kArmThen = 4, kFlagsMask = 7 };
+enum Flags : uint8_t { kSysmonClock = 1, kArmed = 2, kArmThen = 4, kEmitted = 8, kFlagsMask = 15 };
 constexpr uint32_t kMaxCasePayload = 64u << 20;
 
 struct Request {
@@ -82,6 +107,8 @@ struct Request {
   std::string main;
   uint32_t armed = 0;
   std::vector<harness::ArmPoint> then;
+  EmitEnv env;      // with kEmitted
+  Emitted emitted;  // with kEmitted
 };
 
 struct Loaded {
@@ -89,7 +116,18 @@ struct Loaded {
   std::string error;
   uint64_t code_base = 0;
   int tier = -1;
-  FuncTable table;
+  bool has_env = false;
+  EmitEnv env;
+  std::vector<std::string> given_up;  // harness::TakeGivenUpOptions after the request
+  FuncTable table;  // (when ok)
+};
+
+// Where a run's program code came from.
+enum CodeFrom : uint8_t {
+  kHad = 0,           // the runtime had it (loaded before, or shelved)
+  kInstalled = 1,     // the request's emission
+  kEmittedThere = 2,  // the executor emitted it (no emission came, or its environment was not the runtime's)
+  kNotLoaded = 3,     // the load failed
 };
 
 struct Ran {
@@ -98,6 +136,10 @@ struct Ran {
   harness::RequestSource source = harness::RequestSource::kPreemptOne;
   uint64_t code_base = 0;
   int tier = -1;
+  CodeFrom code = kHad;
+  bool has_env = false;
+  EmitEnv env;
+  std::vector<std::string> given_up;  // harness::TakeGivenUpOptions after the request
   uint64_t dropped = 0;
   std::vector<Event> events;
   harness::EndState end;
@@ -144,6 +186,17 @@ class Channel {
 // The oracle::CaseTarget whose runtimes are `ch`'s executor's, judged for
 // `port` (the executor's). `ch` must outlive it.
 oracle::CaseTarget RemoteTarget(Channel* ch, const PortInfo& port);
+
+// Where the driver's programs new to the executor's runtimes were emitted,
+// so far: here, natively (and how many of those went with a run and were
+// installed: the others' cases never ran); in the executor when asked with
+// kLoad; in the executor at a run.
+struct LoadCounts {
+  int64_t emitted_here = 0, installed = 0, asked = 0, emitted_there = 0;
+};
+LoadCounts LoadCountsNow();
+// The same, as one line for the fuzzer's report.
+std::string LoadSummary();
 
 // A case executor started through `runner` (SAFEPOINT_RUNNER) for
 // `config`. Dies (exit 2) with a message when the executor does not start,

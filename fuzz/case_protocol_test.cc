@@ -15,6 +15,7 @@
 #include "fuzz/verdict_protocol.h"
 #include "harness/sweep.h"
 #include "oracle/case_showing.h"
+#include "platforms/emitter.h"
 #include "platforms/native.h"
 
 namespace safepoint::fuzz::cases {
@@ -53,7 +54,7 @@ TEST(CaseProtocol, RequestRoundTripsFieldByField) {
   q.flags = kSysmonClock | kArmThen;
   q.keep = "settings 165, source sysmon";
   q.mutation = "drop-register";
-  q.program = "func main.main frame=0\n  ret\n";
+  q.program = "func main.main frame=0\n  ret\nend\n";
   q.ir = std::string("\x01\x00\xff", 3);
   q.main = "main.main";
   q.armed = 0x12345678;
@@ -224,12 +225,71 @@ void ExpectSameTable(const FuncTable& a, const FuncTable& b) {
   EXPECT_EQ(a.insn_op, b.insn_op);
 }
 
+// An environment whose every field is set, each to a value of its own.
+EmitEnv FullEnv(uint64_t k) {
+  EmitEnv e;
+  e.globals = k + 1, e.mcall = k + 2, e.systemstack = k + 3, e.morestack = k + 4;
+  for (size_t i = 0; i < std::size(e.service_fn); i++) e.service_fn[i] = k + 100 + i;
+  e.vdump = k + 5, e.xtier = 3, e.wbflag = k + 6, e.omit_stack_check = true, e.isolate = 4096;
+  return e;
+}
+void ExpectSameEnv(const EmitEnv& a, const EmitEnv& b) {
+  EXPECT_EQ(a.globals, b.globals);
+  EXPECT_EQ(a.mcall, b.mcall);
+  EXPECT_EQ(a.systemstack, b.systemstack);
+  EXPECT_EQ(a.morestack, b.morestack);
+  for (size_t i = 0; i < std::size(a.service_fn); i++) EXPECT_EQ(a.service_fn[i], b.service_fn[i]) << "service " << i;
+  EXPECT_EQ(a.vdump, b.vdump);
+  EXPECT_EQ(a.xtier, b.xtier);
+  EXPECT_EQ(a.wbflag, b.wbflag);
+  EXPECT_EQ(a.omit_stack_check, b.omit_stack_check);
+  EXPECT_EQ(a.isolate, b.isolate);
+}
+
+// A run's request with the program emitted by the driver: the environment
+// field by field, the code, goexit and the table as emitted.
+TEST(CaseProtocol, ARunCarriesTheDriversEmissionFieldByField) {
+  Request q;
+  q.settings = 3;
+  q.flags = kEmitted | kArmed;
+  q.keep = "settings 3";
+  q.program = "func main.main frame=0\n  ret\nend\n";
+  q.main = "main.main";
+  q.armed = 12;
+  q.env = FullEnv(0x7f0000001000);
+  q.emitted.code = {0xd5, 0x03, 0x20, 0x1f, 0xd6, 0x5f, 0x03, 0xc0};
+  q.emitted.goexit = 4;
+  q.emitted.table = FullTable();
+  uint16_t kind;
+  std::string payload, err;
+  Split(EncodeRequest(kRun, q), verdict::kRequestMagic, &kind, &payload);
+  Request d;
+  ASSERT_TRUE(DecodeRequest(payload, &d, &err)) << err;
+  EXPECT_EQ(d.flags, q.flags);
+  ExpectSameEnv(d.env, q.env);
+  EXPECT_EQ(d.emitted.code, q.emitted.code);
+  EXPECT_EQ(d.emitted.goexit, q.emitted.goexit);
+  ExpectSameTable(q.emitted.table, d.emitted.table);
+  for (size_t n = 0; n < payload.size(); n += 3)
+    EXPECT_FALSE(DecodeRequest(payload.substr(0, n), &d, &err)) << "cut at " << n;
+  EXPECT_FALSE(DecodeRequest(payload + "x", &d, &err));
+  // Without kEmitted the same fields are not sent, nor read.
+  q.flags = kArmed;
+  Split(EncodeRequest(kRun, q), verdict::kRequestMagic, &kind, &payload);
+  ASSERT_TRUE(DecodeRequest(payload, &d, &err)) << err;
+  EXPECT_TRUE(d.emitted.code.empty());
+  EXPECT_TRUE(d.emitted.table.funcs.empty());
+}
+
 TEST(CaseProtocol, LoadedCarriesEveryFieldOfTheTable) {
   Loaded l;
   l.ok = true;
   l.error = "none";
   l.code_base = 0x7f0012345000;
   l.tier = 2;
+  l.has_env = true;
+  l.env = FullEnv(0x5000);
+  l.given_up = {"settings 1, source preemptone, mutation ", "settings 2"};
   l.table = FullTable();
   uint16_t kind;
   std::string payload, err;
@@ -241,6 +301,9 @@ TEST(CaseProtocol, LoadedCarriesEveryFieldOfTheTable) {
   EXPECT_EQ(d.error, l.error);
   EXPECT_EQ(d.code_base, l.code_base);
   EXPECT_EQ(d.tier, l.tier);
+  EXPECT_TRUE(d.has_env);
+  ExpectSameEnv(d.env, l.env);
+  EXPECT_EQ(d.given_up, l.given_up);
   ExpectSameTable(l.table, d.table);
   for (size_t n = 0; n < payload.size(); n += 7)
     EXPECT_FALSE(DecodeLoaded(payload.substr(0, n), &d, &err)) << "cut at " << n;
@@ -251,6 +314,8 @@ TEST(CaseProtocol, LoadedCarriesEveryFieldOfTheTable) {
   ASSERT_TRUE(DecodeLoaded(payload, &d, &err)) << err;
   EXPECT_FALSE(d.ok);
   EXPECT_EQ(d.error, f.error);
+  EXPECT_FALSE(d.has_env);
+  EXPECT_TRUE(d.given_up.empty());
   EXPECT_TRUE(d.table.funcs.empty());
 }
 
@@ -282,6 +347,7 @@ TEST(CaseProtocol, RanCarriesEveryField) {
   x.error = "an error";
   x.source = harness::RequestSource::kForEachP;
   x.code_base = 0x10000, x.tier = 1, x.dropped = 77;
+  x.code = kInstalled, x.has_env = true, x.env = FullEnv(0x9000), x.given_up = {"a", "", "settings 9"};
   for (int i = 0; i < 3; i++) {
     Event e{};
     e.seq = 1000 + i, e.kind = Ev::kAsyncAccept, e.source = Source::kArmed, e.reason = Reason::kNone;
@@ -310,6 +376,10 @@ TEST(CaseProtocol, RanCarriesEveryField) {
   EXPECT_EQ(d.source, x.source);
   EXPECT_EQ(d.code_base, x.code_base);
   EXPECT_EQ(d.tier, x.tier);
+  EXPECT_EQ(d.code, x.code);
+  EXPECT_TRUE(d.has_env);
+  ExpectSameEnv(d.env, x.env);
+  EXPECT_EQ(d.given_up, x.given_up);
   EXPECT_EQ(d.dropped, x.dropped);
   ASSERT_EQ(d.events.size(), x.events.size());
   for (size_t i = 0; i < x.events.size(); i++) {
@@ -339,6 +409,12 @@ TEST(CaseProtocol, RanCarriesEveryField) {
   for (size_t i = 0; i < 2; i++) ExpectSameFrame(d.frames[i], x.frames[i]);
   for (size_t n = 0; n < payload.size(); n += 5)
     EXPECT_FALSE(DecodeRan(payload.substr(0, n), &d, &err)) << "cut at " << n;
+  // No code origin past the last.
+  Ran y = x;
+  y.code = static_cast<CodeFrom>(kNotLoaded + 1);
+  Split(EncodeRan(y), verdict::kResponseMagic, &kind, &payload);
+  EXPECT_FALSE(DecodeRan(payload, &d, &err));
+  EXPECT_NE(err.find("where the code came from"), std::string::npos) << err;
   // A failed run sends no end state.
   x.ok = false;
   Split(EncodeRan(x), verdict::kResponseMagic, &kind, &payload);
@@ -378,6 +454,10 @@ TEST(CaseProtocol, RequestsTheExecutorCannotServeAreRefusedNotRun) {
   bad.program = q.program + "\nfunc main.broken frame=0\n  nosuchop r0\n";
   Split(EncodeRequest(kLoad, bad), verdict::kRequestMagic, &kind, &p);
   EXPECT_NE(Refusal(Answer(kLoad, p)).find("does not parse"), std::string::npos);
+  bad = q;
+  bad.flags = kEmitted;
+  Split(EncodeRequest(kLoad, bad), verdict::kRequestMagic, &kind, &p);
+  EXPECT_NE(Refusal(Answer(kLoad, p)).find("comes with a run"), std::string::npos);
   // The good one runs, unarmed, to its end.
   Split(Answer(kRun, good), verdict::kResponseMagic, &kind, &p);
   ASSERT_EQ(kind, kRan);
@@ -387,6 +467,106 @@ TEST(CaseProtocol, RequestsTheExecutorCannotServeAreRefusedNotRun) {
   EXPECT_TRUE(x.ok) << x.error;
   EXPECT_NE(x.code_base, 0u);
   EXPECT_FALSE(x.events.empty());
+}
+
+// The response to a request as a Ran (fails the test when it is none).
+Ran RanOf(const std::string& frame) {
+  uint16_t kind = 0;
+  std::string p, err;
+  Ran x;
+  Split(frame, verdict::kResponseMagic, &kind, &p);
+  EXPECT_EQ(kind, kRan) << (kind == kRefused ? Refusal(frame) : "");
+  if (kind == kRan) EXPECT_TRUE(DecodeRan(p, &x, &err)) << err;
+  return x;
+}
+std::string Frame(Kind kind, const Request& q) {
+  uint16_t k;
+  std::string p;
+  Split(EncodeRequest(kind, q), verdict::kRequestMagic, &k, &p);
+  return p;
+}
+
+// A program the driver emitted is installed only in the runtime whose
+// environment it was emitted against; against any other, the executor
+// emits the program itself, and says so. Either way it runs as the
+// executor's own emission does, and a program the runtime has is never
+// replaced.
+TEST(CaseProtocol, AnEmissionIsInstalledOnlyForTheRuntimeItWasMadeFor) {
+  const std::string key = "case_protocol_test: emission";
+  auto request = [&](const std::string& program) {
+    Request q;
+    q.keep = key;
+    q.program = program;
+    q.main = "main.main";
+    return q;
+  };
+  // The runtime's environment, from a load the executor emits.
+  uint16_t kind;
+  std::string p, err;
+  Split(Answer(kLoad, Frame(kLoad, request(harness::BuiltinSweepProgram()))), verdict::kResponseMagic, &kind, &p);
+  ASSERT_EQ(kind, kLoaded);
+  Loaded l;
+  ASSERT_TRUE(DecodeLoaded(p, &l, &err)) << err;
+  ASSERT_TRUE(l.ok) << l.error;
+  ASSERT_TRUE(l.has_env) << "a kept runtime says its environment";
+  // Two more programs, emitted here against it.
+  const std::string a = harness::BuiltinSweepProgram() + "\nfunc main.extra_a frame=0\n  ret\nend\n";
+  const std::string b = harness::BuiltinSweepProgram() + "\nfunc main.extra_b frame=0\n  ret\nend\n";
+  auto emitted = [&](const std::string& text, const EmitEnv& env) {
+    Request q = request(text);
+    std::shared_ptr<const ir::Program> prog = oracle::CaseProgram(text, &err);
+    EXPECT_NE(prog, nullptr) << err;
+    std::unique_ptr<Lowerer> low = NewLowerer(NativePort().name);
+    EXPECT_NE(low, nullptr);
+    q.flags = kEmitted, q.env = env, q.env.port = &NativePort();
+    EXPECT_TRUE(prog && low && Emit(*low, *prog, q.env, &q.emitted, &err)) << err;
+    return q;
+  };
+  Ran x = RanOf(Answer(kRun, Frame(kRun, emitted(a, l.env))));
+  EXPECT_TRUE(x.ok) << x.error;
+  EXPECT_EQ(x.code, kInstalled);
+  EXPECT_TRUE(x.has_env);
+  ExpectSameEnv(x.env, l.env);
+  // The same program again, with no emission: the runtime has it.
+  x = RanOf(Answer(kRun, Frame(kRun, request(a))));
+  EXPECT_TRUE(x.ok) << x.error;
+  EXPECT_EQ(x.code, kHad);
+  EXPECT_FALSE(x.has_env) << "the environment goes back only with a program new to the runtime";
+  // Emitted against another environment (every field in turn): not
+  // installed; the executor emits it, and the run is as good.
+  EmitEnv other = l.env;
+  other.globals += 8;
+  x = RanOf(Answer(kRun, Frame(kRun, emitted(b, other))));
+  EXPECT_TRUE(x.ok) << x.error;
+  EXPECT_EQ(x.code, kEmittedThere);
+  ExpectSameEnv(x.env, l.env);
+  // A program the runtime has is switched back to, an emission that came
+  // with it unused (even one made against another environment).
+  x = RanOf(Answer(kRun, Frame(kRun, emitted(a, other))));
+  EXPECT_TRUE(x.ok) << x.error;
+  EXPECT_EQ(x.code, kHad);
+}
+
+// Each response names the kept runtimes the executor gave up: one more
+// kept than it keeps gives up the least recently kept.
+TEST(CaseProtocol, ResponsesNameTheKeptRuntimesGivenUp) {
+  std::vector<std::string> said;
+  for (int i = 0; i <= 64; i++) {
+    if (i == 64) said.clear();  // (64 kept from here: whatever the process kept before is given up)
+    Request q;
+    q.keep = "case_protocol_test: given up " + std::to_string(i);
+    q.program = harness::BuiltinSweepProgram();
+    uint16_t kind;
+    std::string p, err;
+    Split(Answer(kLoad, Frame(kLoad, q)), verdict::kResponseMagic, &kind, &p);
+    ASSERT_EQ(kind, kLoaded);
+    Loaded l;
+    ASSERT_TRUE(DecodeLoaded(p, &l, &err)) << err;
+    ASSERT_TRUE(l.ok) << l.error;
+    said.insert(said.end(), l.given_up.begin(), l.given_up.end());
+  }
+  EXPECT_EQ(said, std::vector<std::string>{"case_protocol_test: given up 0"})
+      << "the 65th kept runtime gives up the least recently kept, and says so";
 }
 
 // A case through the executor shows what it shows in this process: the
@@ -429,13 +609,18 @@ TEST(CaseProtocol, ACaseThroughTheExecutorShowsWhatItShowsInProcess) {
           << "input " << i << ": the executor's events differ\n  " << oracle::FirstDifference(here.events, there.events);
     }
   }
-  printf("%zu inputs: %zu compared (%zu with their events), %zu depend on timing; %d loads and %d runs asked\n",
-         inputs.size(), compared, events_compared, timing, ch.asked[kLoad], ch.asked[kRun]);
+  const LoadCounts n = LoadCountsNow();
+  printf("%zu inputs: %zu compared (%zu with their events), %zu depend on timing; %d loads and %d runs asked; %s\n",
+         inputs.size(), compared, events_compared, timing, ch.asked[kLoad], ch.asked[kRun], LoadSummary().c_str());
   EXPECT_GE(compared, inputs.size() * 3 / 4);
   EXPECT_GE(events_compared, 30u);
-  // The table is asked for once per program and settings, then known.
-  EXPECT_GT(ch.asked[kLoad], 10);
-  EXPECT_GT(ch.asked[kRun], ch.asked[kLoad]);
+  // The first program under some options is loaded when asked; the rest
+  // are emitted here and go with their first run (the cases compared
+  // above ran them so).
+  EXPECT_GT(ch.asked[kLoad], 0);
+  EXPECT_EQ(n.asked, ch.asked[kLoad]);
+  EXPECT_GT(n.installed, 10);
+  EXPECT_GT(ch.asked[kRun], ch.asked[kLoad] + n.installed);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "harness/armed.h"
 #include "harness/runtime_under_test.h"
 #include "harness/scenario.h"
+#include "platforms/emitter.h"
 #include "platforms/native.h"
 
 namespace safepoint::harness {
@@ -61,13 +62,19 @@ class Keeper {
       if (kept_.size() <= kMax) return;
       out = std::move(kept_.front());
       kept_.erase(kept_.begin());
+      given_up_.push_back(out->options);
     }
     out->rt.reset();
     delete out->clock;  // after its runtime, whose sysmon read it
   }
-  void Failed(const std::string& why) {
+  void Failed(const std::string& options, const std::string& why) {
     std::lock_guard<std::mutex> lk(mu_);
     counts_.reset_failed[why]++;
+    given_up_.push_back(options);
+  }
+  std::vector<std::string> TakeGivenUp() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return std::move(given_up_);
   }
   KeptRuntimeCounts counts() {
     std::lock_guard<std::mutex> lk(mu_);
@@ -79,6 +86,7 @@ class Keeper {
   std::mutex mu_;
   std::vector<std::unique_ptr<Kept>> kept_;
   KeptRuntimeCounts counts_;
+  std::vector<std::string> given_up_;  // options, since TakeGivenUp
 };
 
 class ReferenceRuntime : public RuntimeUnderTest {
@@ -113,7 +121,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
     // (Its sysmon reads the clock: leaked with it.)
     if (rt_->abandoned_ms() > 0) {
       kept_->rt.release();
-      if (keep_->on()) Keeper::Get().Failed("an M never stopped (its goroutine reached no safe point)");
+      if (keep_->on()) Keeper::Get().Failed(keep_->options, "an M never stopped (its goroutine reached no safe point)");
       return;
     }
     if (keep_->on() && ran_) {
@@ -124,7 +132,7 @@ class ReferenceRuntime : public RuntimeUnderTest {
         Keeper::Get().Give(std::move(kept_));
         return;
       }
-      Keeper::Get().Failed(why);
+      Keeper::Get().Failed(keep_->options, why);
     } else if (keep_->on() && loaded_) {
       Keeper::Get().Give(std::move(kept_));  // loaded, never run: as it was taken
       return;
@@ -138,6 +146,20 @@ class ReferenceRuntime : public RuntimeUnderTest {
     loaded_ = true;
     return true;
   }
+  // (Kept runtimes only: a fresh one's data is made anew for each, so no
+  // environment reported for it holds for the next.)
+  bool EmitEnvironment(EmitEnv* env, std::string* err) override {
+    if (!keep_->on()) return RuntimeUnderTest::EmitEnvironment(env, err);
+    return rt_->EmitEnvironment(env, err);
+  }
+  bool LoadEmitted(const EmitEnv& env, Emitted emitted, std::string* err) override {
+    if (loaded_) return true;
+    if (!keep_->on()) return RuntimeUnderTest::LoadEmitted(env, std::move(emitted), err);
+    if (!rt_->LoadKeptEmitted(env, std::move(emitted), keep_->program, err)) return false;
+    loaded_ = true;
+    return true;
+  }
+  bool HasProgram() const override { return loaded_ || (keep_->on() && rt_->HasKept(keep_->program)); }
   bool ArmAt(uint32_t off, std::string* err) override { return Arm(*rt_, off, err, src_, clock_); }
   bool ArmThen(const std::vector<ArmPoint>& then, std::string* err) override { return harness::ArmThen(*rt_, then, err); }
   RequestSource request_source() const override { return src_; }
@@ -215,6 +237,12 @@ class ReferenceRuntime : public RuntimeUnderTest {
 
 }  // namespace
 
+bool RuntimeUnderTest::LoadEmitted(const EmitEnv& env, Emitted emitted, std::string* err) {
+  (void)env, (void)emitted;
+  *err = "this runtime under test emits its programs itself";
+  return false;
+}
+
 std::unique_ptr<RuntimeUnderTest> NewReferenceRuntime(const RuntimeOptions& opts, RequestSource src, bool sysmon_clock,
                                                       KeepAs keep) {
   return std::make_unique<ReferenceRuntime>(opts, src, sysmon_clock, std::make_shared<const KeepAs>(std::move(keep)));
@@ -229,6 +257,8 @@ RuntimeFactory ReferenceRuntimeFactory(RuntimeOptions opts, RequestSource src, b
 }
 
 KeptRuntimeCounts KeptRuntimeCountsNow() { return Keeper::Get().counts(); }
+
+std::vector<std::string> TakeGivenUpOptions() { return Keeper::Get().TakeGivenUp(); }
 
 std::string KeptRuntimeSummary() {
   KeptRuntimeCounts c = KeptRuntimeCountsNow();

@@ -47,6 +47,20 @@ class RuntimeUnderTest {
   virtual ~RuntimeUnderTest() = default;
   // Emits and maps the program for the native port.
   virtual bool Load(const ir::Program& prog, std::string* err) = 0;
+  // Where the runtime can take a program emitted elsewhere (the reference
+  // runtime, kept: Runtime::LoadKeptEmitted): the environment it emits
+  // against, and Load with the program emitted against it. A runtime that
+  // cannot says false, and is loaded with Load.
+  virtual bool EmitEnvironment(EmitEnv* env, std::string* err) {
+    (void)env;
+    *err = "this runtime under test emits its programs itself";
+    return false;
+  }
+  virtual bool LoadEmitted(const EmitEnv& env, Emitted emitted, std::string* err);
+  // True when Load will not emit: the runtime has the program's code (a
+  // kept runtime that loaded it before), and Load reads nothing of the
+  // program it is given.
+  virtual bool HasProgram() const { return false; }
   // Arms the instruction at code offset `off` (armed delivery) before Run;
   // its request comes from request_source() (harness/armed.h).
   virtual bool ArmAt(uint32_t off, std::string* err) = 0;
@@ -132,6 +146,11 @@ struct KeptRuntimeCounts {
   }
 };
 KeptRuntimeCounts KeptRuntimeCountsNow();
+// The options (KeepAs::options) of the kept runtimes given up since the
+// last call (a reset that failed, or more kept than the process keeps):
+// the next runtime under those options is made fresh, its data elsewhere,
+// so what was emitted against the one given up holds no longer.
+std::vector<std::string> TakeGivenUpOptions();
 // "runtimes: N made fresh, N reset and reused (N switched back to the
 // program's shelved code, N with another program emitted), N
 // not reset (why: n, ...)": one line for a fuzzer's report.

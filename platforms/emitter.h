@@ -50,6 +50,11 @@ struct EmitEnv {
   uint32_t isolate = 0;
 };
 
+// True when two environments make the same code: every field but `port`,
+// which must name the same port (a native fuzzing driver emits for an
+// emulated port's runtime against the environment that runtime reported).
+bool SameEmitEnv(const EmitEnv& a, const EmitEnv& b);
+
 // Machine code under construction: bytes, instruction boundaries, labels.
 class Asm {
  public:

@@ -6,8 +6,10 @@
 // this test is what keeps the model and the lowering in step.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/ir.h"
 #include "platforms/emitter.h"
@@ -39,6 +41,47 @@ int InsnsIn(const FuncTable& t, const CodeRange& r) {
   int n = 0;
   for (uint32_t off : t.insns) n += r.contains(off);
   return n;
+}
+
+// An emission depends on its environment and nothing else, on any host:
+// emitted twice against one environment, a program is the same code and
+// table (a native fuzzing driver emits for an emulated port's runtime
+// against the environment that runtime reported: fuzz/case_protocol.h).
+// Two environments are the same only when every field is, the port by its
+// name.
+TEST(PortModel, AnEmissionIsItsEnvironmentsAlone) {
+  const std::string text = "func main.main frame=16\n  movi r0, 7\n  st g[3], r0\n  call main.f\n  ret\nend\n"
+                           "func main.f frame=0\n  ld r1, g[3]\n  wb_store g[4], r1\n  vfill 1\n  vdump 0\n  ret\nend\n";
+  for (const PortInfo* p : AllPorts()) {
+    Emitted a = EmitFor(*p, text), b = EmitFor(*p, text);
+    EXPECT_FALSE(a.code.empty()) << p->name;
+    EXPECT_EQ(a.code, b.code) << p->name;
+    EXPECT_EQ(a.table.insns, b.table.insns) << p->name;
+    EXPECT_EQ(a.goexit, b.goexit) << p->name;
+  }
+  EmitEnv e;
+  e.globals = 1, e.mcall = 2, e.systemstack = 3, e.morestack = 4, e.vdump = 5, e.xtier = 1, e.wbflag = 6;
+  e.isolate = 4096, e.port = AllPorts()[0];
+  for (size_t i = 0; i < std::size(e.service_fn); i++) e.service_fn[i] = 100 + i;
+  PortInfo copy = *AllPorts()[0];  // another object, the same port
+  EmitEnv same = e;
+  same.port = &copy;
+  EXPECT_TRUE(SameEmitEnv(e, same));
+  std::vector<void (*)(EmitEnv&)> changes = {
+      [](EmitEnv& x) { x.globals++; },      [](EmitEnv& x) { x.mcall++; },
+      [](EmitEnv& x) { x.systemstack++; },  [](EmitEnv& x) { x.morestack++; },
+      [](EmitEnv& x) { x.service_fn[0]++; }, [](EmitEnv& x) { x.service_fn[std::size(x.service_fn) - 1]++; },
+      [](EmitEnv& x) { x.vdump++; },        [](EmitEnv& x) { x.xtier++; },
+      [](EmitEnv& x) { x.wbflag++; },       [](EmitEnv& x) { x.omit_stack_check = !x.omit_stack_check; },
+      [](EmitEnv& x) { x.isolate = 32; },   [](EmitEnv& x) { x.port = nullptr; },
+  };
+  if (AllPorts().size() > 1) changes.push_back([](EmitEnv& x) { x.port = AllPorts()[1]; });
+  for (size_t i = 0; i < changes.size(); i++) {
+    EmitEnv d = e;
+    changes[i](d);
+    EXPECT_FALSE(SameEmitEnv(e, d)) << "change " << i;
+    EXPECT_FALSE(SameEmitEnv(d, e)) << "change " << i;
+  }
 }
 
 // vfill and vdump know exactly the tiers of extended state the port

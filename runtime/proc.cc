@@ -308,6 +308,13 @@ bool Runtime::Load(const ir::Program& prog, std::string* err) {
 }
 
 bool Runtime::LoadKept(const ir::Program& prog, const std::string& key, std::string* err) {
+  if (Unshelve(key)) return true;
+  Emitted out;
+  // Written over the code of the program the shelf gives up, where it fits.
+  return EmitProgram(prog, &out, err) && WriteCode(ShelveCurrent(), key, &out, err);
+}
+
+bool Runtime::Unshelve(const std::string& key) {
   if (IsLoaded(key)) return true;
   for (size_t i = 0; i < shelf_.size(); i++) {
     if (shelf_[i].key != key) continue;
@@ -319,9 +326,26 @@ bool Runtime::LoadKept(const ir::Program& prog, const std::string& key, std::str
     Install(std::move(back.emitted), std::move(back.table), back.goexit_off);
     return true;
   }
-  Emitted out;
-  // Written over the code of the program the shelf gives up, where it fits.
-  return EmitProgram(prog, &out, err) && WriteCode(ShelveCurrent(), key, &out, err);
+  return false;
+}
+
+bool Runtime::LoadKeptEmitted(const EmitEnv& env, Emitted emitted, const std::string& key, std::string* err) {
+  if (Unshelve(key)) return true;
+  EmitEnv mine;
+  if (!EmitEnvironment(&mine, err)) return false;
+  if (!SameEmitEnv(env, mine)) {
+    *err = "the program was emitted against another runtime's environment";
+    return false;
+  }
+  if (emitted.table.insns.empty() || emitted.goexit >= emitted.code.size()) {
+    *err = "the emitted program has no instructions or no goexit stub";
+    return false;
+  }
+  if (heap_base_ == 0) HeapInit();
+  EditTable(opts_, &emitted.table);
+  // (A shelved copy of the program is given up with the shelf's oldest:
+  // the caller emitted it because it did not find it kept.)
+  return WriteCode(ShelveCurrent(), key, &emitted, err);
 }
 
 bool Runtime::WriteCode(std::unique_ptr<CodePage> spare, const std::string& key, Emitted* out, std::string* err) {
@@ -355,6 +379,25 @@ std::unique_ptr<CodePage> Runtime::ShelveCurrent() {
 }
 
 bool Runtime::EmitProgram(const ir::Program& prog, Emitted* out, std::string* err) {
+  EmitEnv env;
+  if (!EmitEnvironment(&env, err)) return false;
+  std::unique_ptr<Lowerer> low = NewLowerer(NativePort().name);
+  if (!low) {
+    *err = "no lowerer registered for port " + std::string(NativePort().name);
+    return false;
+  }
+  if (!Emit(*low, prog, env, out, err)) return false;
+  if (heap_base_ == 0) HeapInit();
+  EditTable(opts_, &out->table);
+  return true;
+}
+
+void Runtime::EditTable(const RuntimeOptions& opts, FuncTable* t) {
+  if (opts.hooks.edit_table) opts.hooks.edit_table(*t);
+  if (opts.mutations.pcsp_late) OpenFramesLate(t);
+}
+
+bool Runtime::EmitEnvironment(EmitEnv* out, std::string* err) {
   if (!ParseGodebug(opts_.settings.godebug, &debug_, err)) return false;
   if (opts_.settings.gomaxprocs < 1 || opts_.settings.gomaxprocs > 64) {
     *err = "GOMAXPROCS must be in [1, 64]";
@@ -379,15 +422,7 @@ bool Runtime::EmitProgram(const ir::Program& prog, Emitted* out, std::string* er
   env.isolate = CodePage::Flips() ? static_cast<uint32_t>(sysconf(_SC_PAGESIZE)) : 32;
   xstate_tier_ = ChooseXTier();  // vfill and vdump reach the tier asyncPreempt saves
   env.xtier = xstate_tier_;
-  std::unique_ptr<Lowerer> low = NewLowerer(NativePort().name);
-  if (!low) {
-    *err = "no lowerer registered for port " + std::string(NativePort().name);
-    return false;
-  }
-  if (!Emit(*low, prog, env, out, err)) return false;
-  if (heap_base_ == 0) HeapInit();
-  if (opts_.hooks.edit_table) opts_.hooks.edit_table(out->table);
-  if (opts_.mutations.pcsp_late) OpenFramesLate(&out->table);
+  *out = env;
   return true;
 }
 

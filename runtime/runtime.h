@@ -43,6 +43,7 @@
 namespace safepoint {
 
 struct Emitted;  // platforms/emitter.h
+struct EmitEnv;  // platforms/emitter.h
 
 class CodePage;
 struct PortInfo;
@@ -275,6 +276,23 @@ class Runtime {
   // loaded afresh is translated afresh, whole). Only after Reset (or
   // before any Run), as Load.
   bool LoadKept(const ir::Program& prog, const std::string& key, std::string* err);
+  // LoadKept of a program emitted elsewhere (a native fuzzing driver
+  // emitting for the emulated port this runtime runs on: the emitter is
+  // host-neutral, platforms/emitter.h) against `env`, which must be this
+  // runtime's EmitEnvironment (else false with *err, nothing changed): the
+  // code and table are installed as LoadKept installs its own emission,
+  // the table edited as the options say (EditTable). A program it has
+  // (HasKept) is switched back to instead, the emission unused.
+  bool LoadKeptEmitted(const EmitEnv& env, Emitted emitted, const std::string& key, std::string* err);
+  // The environment this runtime emits a program against (its data's
+  // addresses, the runtime's entry points, the extended-state tier it
+  // saves), after the checks of the settings an emission makes first
+  // (GODEBUG, GOMAXPROCS); false with *err when they fail. env->port is
+  // the native port.
+  bool EmitEnvironment(EmitEnv* env, std::string* err);
+  // The edits the options make to an emitted program's table (a test's
+  // hook, the pcsp_late mutation), for whoever emits for such a runtime.
+  static void EditTable(const RuntimeOptions& opts, FuncTable* t);
   // True when LoadKept has `key`'s code (loaded, or shelved).
   bool HasKept(const std::string& key) const;
   // True when `key`'s program is the one LoadKept loaded last.
@@ -638,6 +656,9 @@ class Runtime {
   // (the least recently loaded program's when the shelf is full, or a
   // program Load loaded, which has no key), for reuse, or nullptr.
   std::unique_ptr<CodePage> ShelveCurrent();
+  // LoadKept of a program it has: loaded already, or switched back to from
+  // the shelf; false when it has not.
+  bool Unshelve(const std::string& key);
   // Emits the program for the native port, its table edited as the hooks
   // and mutations say (Load's and LoadKept's first half).
   bool EmitProgram(const ir::Program& prog, Emitted* out, std::string* err);

@@ -2,6 +2,7 @@
 // program, then one stub per runtime service, resolves branches and builds
 // the function table. Everything architecture-specific is the Lowerer's.
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -24,6 +25,18 @@ LowererRegistration::LowererRegistration(std::string_view port, std::unique_ptr<
 std::unique_ptr<Lowerer> NewLowerer(std::string_view port) {
   auto it = Lowerers().find(port);
   return it == Lowerers().end() ? nullptr : it->second();
+}
+
+// (A field added to EmitEnv changes its size: compare it here, and send it
+// in fuzz/case_protocol.cc's PutEnv and GetEnv, then change the size.)
+static_assert(sizeof(EmitEnv) == 10 * 8 + sizeof(EmitEnv::service_fn),
+              "EmitEnv changed: compare the new field in SameEmitEnv");
+bool SameEmitEnv(const EmitEnv& a, const EmitEnv& b) {
+  const bool same_port = a.port == b.port || (a.port != nullptr && b.port != nullptr && a.port->name == b.port->name);
+  return same_port && a.globals == b.globals && a.mcall == b.mcall && a.systemstack == b.systemstack &&
+         a.morestack == b.morestack && std::equal(std::begin(a.service_fn), std::end(a.service_fn), b.service_fn) &&
+         a.vdump == b.vdump && a.xtier == b.xtier && a.wbflag == b.wbflag && a.omit_stack_check == b.omit_stack_check &&
+         a.isolate == b.isolate;
 }
 
 bool Emit(Lowerer& low, const ir::Program& prog, const EmitEnv& env, Emitted* out, std::string* err) {
