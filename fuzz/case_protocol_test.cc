@@ -319,6 +319,30 @@ TEST(CaseProtocol, LoadedCarriesEveryFieldOfTheTable) {
   EXPECT_TRUE(d.table.funcs.empty());
 }
 
+// A saved-LR flag is 0 or 1; any other byte is refused.
+TEST(CaseProtocol, ATableWithABadSavedLRFlagIsRefused) {
+  Loaded l;
+  l.ok = true;
+  FuncInfo f;
+  f.name = "main.main";
+  f.pcsp = {{0xA1B2C3D4u, 0x55667788, true}};
+  l.table.funcs = {f};
+  uint16_t kind;
+  std::string payload, err;
+  Split(EncodeLoaded(l), verdict::kResponseMagic, &kind, &payload);
+  const std::string entry("\xD4\xC3\xB2\xA1\x88\x77\x66\x55\x01", 9);
+  size_t at = payload.find(entry);
+  ASSERT_NE(at, std::string::npos) << "the SP entry's bytes are not where the format puts them";
+  Loaded d;
+  ASSERT_TRUE(DecodeLoaded(payload, &d, &err)) << err;
+  ASSERT_EQ(d.table.funcs.size(), 1u);
+  ASSERT_EQ(d.table.funcs[0].pcsp.size(), 1u);
+  EXPECT_TRUE(d.table.funcs[0].pcsp[0].lr_saved);
+  payload[at + 8] = 2;
+  EXPECT_FALSE(DecodeLoaded(payload, &d, &err));
+  EXPECT_NE(err.find("saved-LR flag of 2"), std::string::npos) << err;
+}
+
 harness::FrameImage FullFrame(uintptr_t k) {
   harness::FrameImage f;
   f.seen = true, f.code_base = k + 1, f.pc = k + 2, f.sp = k + 3, f.has_lr = true, f.lr = k + 4;
