@@ -588,7 +588,7 @@ struct Tables {
 };
 
 // What the driver's loads were, for its summary (LoadSummary).
-std::atomic<int64_t> g_asked{0}, g_emitted_here{0}, g_installed{0}, g_emitted_there{0};
+std::atomic<int64_t> g_asked{0}, g_emitted_here{0}, g_installed{0}, g_emitted_there{0}, g_given_up{0};
 
 // A runtime in the executor, as RunCase sees it.
 class RemoteRuntime : public harness::RuntimeUnderTest {
@@ -739,6 +739,7 @@ class RemoteRuntime : public harness::RuntimeUnderTest {
   // are its own (oracle/preempt_case.cc).
   void Forget(const std::vector<std::string>& given_up) {
     if (given_up.empty()) return;
+    g_given_up.fetch_add(static_cast<int64_t>(given_up.size()));
     std::lock_guard<std::mutex> lk(tables_->mu);
     for (const std::string& k : given_up) {
       tables_->envs.erase(k);
@@ -821,7 +822,7 @@ Driver::Driver(const std::string& config, const std::string& path, const std::st
 LoadCounts LoadCountsNow() {
   LoadCounts c;
   c.emitted_here = g_emitted_here.load(), c.installed = g_installed.load();
-  c.asked = g_asked.load(), c.emitted_there = g_emitted_there.load();
+  c.asked = g_asked.load(), c.emitted_there = g_emitted_there.load(), c.given_up = g_given_up.load();
   return c;
 }
 
@@ -829,7 +830,8 @@ std::string LoadSummary() {
   return "programs new to the executor's runtimes: " + std::to_string(g_emitted_here.load()) + " emitted here (" +
          std::to_string(g_installed.load()) + " installed with their first run), " + std::to_string(g_asked.load()) +
          " loaded there when asked (the first under its options), " + std::to_string(g_emitted_there.load()) +
-         " emitted there at a run (a runtime the driver had no environment of, or had lost the program)";
+         " emitted there at a run (a runtime the driver had no environment of, or had lost the program); " +
+         std::to_string(g_given_up.load()) + " kept runtimes given up by the executor";
 }
 
 Driver::~Driver() {

@@ -190,9 +190,11 @@ oracle::CaseTarget RemoteTarget(Channel* ch, const PortInfo& port);
 // Where the driver's programs new to the executor's runtimes were emitted,
 // so far: here, natively (and how many of those went with a run and were
 // installed: the others' cases never ran); in the executor when asked with
-// kLoad; in the executor at a run.
+// kLoad; in the executor at a run. And the kept runtimes the executor gave
+// up (Loaded::given_up, Ran::given_up).
 struct LoadCounts {
   int64_t emitted_here = 0, installed = 0, asked = 0, emitted_there = 0;
+  int64_t given_up = 0;  // kept runtimes the executor said it gave up
 };
 LoadCounts LoadCountsNow();
 // The same, as one line for the fuzzer's report.
