@@ -343,8 +343,8 @@ bool Runtime::LoadKeptEmitted(const EmitEnv& env, Emitted emitted, const std::st
   }
   if (heap_base_ == 0) HeapInit();
   EditTable(opts_, &emitted.table);
-  // (A shelved copy of the program is given up with the shelf's oldest:
-  // the caller emitted it because it did not find it kept.)
+  // Written over the code of the program the shelf gives up, where it
+  // fits, as LoadKept writes its own emission.
   return WriteCode(ShelveCurrent(), key, &emitted, err);
 }
 
