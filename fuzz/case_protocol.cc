@@ -461,14 +461,10 @@ std::string Answer(uint16_t kind, std::string_view payload) {
   const RuntimeOptions* opts = OptionsFor(q.settings, q.mutation, &err);
   if (opts == nullptr) return EncodeRefused(err);
   harness::KeepAs keep;
-  if (!q.keep.empty()) keep = {std::move(q.keep), q.program};
-  const std::string& text = q.program;
+  if (!q.keep.empty()) keep = {std::move(q.keep), q.program};  // (copied: the program may be read below)
   const auto src = static_cast<harness::RequestSource>(q.settings >> 6);
   std::unique_ptr<harness::RuntimeUnderTest> rt =
       harness::NewReferenceRuntime(*opts, src, (q.flags & kSysmonClock) != 0, std::move(keep));
-  // The program is read (from its fields, or parsed) only where the
-  // runtime emits it: a kept runtime that has it, or a run that brings it
-  // emitted, reads nothing of it.
   // The runtime's environment goes back with a load, and with a run that
   // found the program new to the runtime (the driver's emission installed,
   // or the executor's own, against an environment the driver may not know).
@@ -481,10 +477,13 @@ std::string Answer(uint16_t kind, std::string_view payload) {
     q.env.port = &NativePort();
     if (has_env && SameEmitEnv(q.env, env)) from = kInstalled;
   }
+  // The program is read (from its fields, or parsed) only where the
+  // runtime emits it: a kept runtime that has it, or a run that brings it
+  // emitted, reads nothing of it.
   bool loaded = false;
   std::string load_err;
   if (from == kEmittedThere) {
-    std::shared_ptr<const ir::Program> prog = ProgramOf(text, q.ir, &err);
+    std::shared_ptr<const ir::Program> prog = ProgramOf(q.program, q.ir, &err);
     if (prog == nullptr) return EncodeRefused(err);
     loaded = rt->Load(*prog, &load_err);
   } else if (from == kInstalled) {
