@@ -22,7 +22,10 @@ sp_ports() {
 sp_port_env() {
   local f="$SP_TOP/platforms/$1/port.env" line
   [ -f "$f" ] || { echo "ports.sh: no port '$1' (no $f)" >&2; return 1; }
-  for line in $(grep -oE '^[A-Z][A-Z0-9_]*=' "$f"); do unset "P_${line%=}"; done
+  # Every P_ of the port read before goes, not only the keys this file
+  # has: a key one port.env sets and another leaves out (an optional one)
+  # must not carry over.
+  for line in $(compgen -v P_); do unset "$line"; done
   eval "$(sed -nE 's/^([A-Z][A-Z0-9_]*)=/P_\1=/p' "$f")"
   P_NAME=$1
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The runner's environment for a guest, and ports.sh's reading of the
+# port.env files it comes from:
+# 1. sp_port_env leaves no P_ variable of a port read before it that the
+#    port read now does not set (a key one port.env has and another leaves
+#    out must not reach the other port's runs);
+# 2. every port's QEMU_GLIBC_TUNABLES reach a guest under its emulator
+#    (GLIBC_TUNABLES as the guest's environment has it) and its glibc takes
+#    each at the value asked (the guest's own ld.so --list-tunables: a value
+#    out of a tunable's range is dropped without a word), while a native run
+#    of the same port has none of them.
+# Ends with "N passed, N failed"; exit 1 on a failure.
+set -uo pipefail
+top=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+SP_TOP=$top
+. "$top/platforms/toolchains/ports.sh"
+run=$top/platforms/toolchains/run
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+ports=$(sp_ports)
+for p in $ports; do
+  for q in $ports; do
+    sp_port_env "$p" && sp_port_env "$q" || { bad "ports.sh cannot read $p then $q"; continue; }
+    left=
+    for v in $(compgen -v P_); do
+      [ "$v" = P_NAME ] && continue
+      grep -qE "^${v#P_}=" "$top/platforms/$q/port.env" || left="$left ${v#P_}"
+    done
+    if [ -z "$left" ] && [ "$P_NAME" = "$q" ]; then ok; else bad "after reading $p then $q, set from $p:$left (P_NAME=$P_NAME)"; fi
+  done
+done
+
+# The value of `name` in an `ld.so --list-tunables` listing, as a number.
+listed() {
+  local v
+  v=$(sed -nE "s/^$2: ([0-9a-fx]+).*/\1/p" <<<"$1" | head -n 1)
+  [ -n "$v" ] && echo $((v))
+}
+
+# An ELF file's e_machine (as the runner reads it).
+elf_machine() {
+  local hdr
+  hdr=$(od -An -t u1 -N 20 "$1" 2>/dev/null | tr -s ' \n' ' ') || return 1
+  set -- $hdr
+  echo $(( ${19} + 256 * ${20} ))
+}
+
+tested=0
+for p in $ports; do
+  sp_port_env "$p" || continue
+  [ -n "${P_QEMU_GLIBC_TUNABLES:-}" ] || continue
+  tunables=$P_QEMU_GLIBC_TUNABLES qemu_cfg= native_cfg=
+  # /usr/bin/env is the port's own binary only on a host of its machine.
+  own_host=0; [ "$P_UNAME_MACHINE" = "$(uname -m)" ] && own_host=1
+  for c in $P_CONFIGS; do
+    case ${c#*:} in qemu) qemu_cfg=${qemu_cfg:-${c%%:*}} ;; native) native_cfg=${native_cfg:-${c%%:*}} ;; esac
+  done
+  [ -n "$qemu_cfg" ] || { bad "$p sets QEMU_GLIBC_TUNABLES but has no qemu config"; continue; }
+  # The port's dynamic loader: in the sysroot its QEMU_ARGS name (-L), or
+  # the host's when it has none.
+  sysroot=/
+  read -r -a words <<<"$P_QEMU_ARGS"
+  for ((i = 0; i + 1 < ${#words[@]}; i++)); do [ "${words[i]}" = -L ] && sysroot=${words[i + 1]}; done
+  ldso=
+  for f in "$sysroot"/lib64/ld-*.so* "$sysroot"/lib/ld-*.so* "$sysroot"/lib/*/ld-*.so*; do
+    [ -f "$f" ] && [ "$(elf_machine "$f")" = "$P_ELF_MACHINE" ] && { ldso=$f; break; }
+  done
+  [ -n "$ldso" ] || { bad "$p: no dynamic loader under $sysroot"; continue; }
+  guest_env=
+  [ "$own_host" = 0 ] || guest_env=$("$run" --config="$qemu_cfg" /usr/bin/env 2>&1)
+  listing=$("$run" --config="$qemu_cfg" "$ldso" --list-tunables 2>&1)
+  IFS=: read -r -a asked <<<"$tunables"
+  for t in "${asked[@]}"; do
+    name=${t%%=*} want=${t#*=}
+    tested=$((tested + 1))
+    if [ "$own_host" = 1 ]; then
+      if grep -qE "^GLIBC_TUNABLES=(.*:)?$name=$want(:|$)" <<<"$guest_env" && grep -q "^SAFEPOINT_EMULATOR=." <<<"$guest_env"; then
+        ok
+      else
+        bad "$qemu_cfg: the guest's environment lacks $name=$want: $(grep -E '^(GLIBC_TUNABLES|SAFEPOINT_EMULATOR)=' <<<"$guest_env" | tr '\n' ' ')"
+      fi
+    fi
+    got=$(listed "$listing" "$name")
+    if [ -n "$got" ] && [ "$got" = "$((want))" ]; then
+      ok
+    else
+      bad "$qemu_cfg: the guest's glibc has $name ${got:-unlisted}, not $want; its listing: $(head -c 300 <<<"$listing")"
+    fi
+    if [ "$own_host" = 1 ] && [ -n "$native_cfg" ]; then
+      native_env=$("$run" --config="$native_cfg" /usr/bin/env 2>&1)
+      if grep -qE "^GLIBC_TUNABLES=.*$name=" <<<"$native_env"; then bad "$native_cfg (native) has $name: $(grep '^GLIBC_TUNABLES=' <<<"$native_env")"; else ok; fi
+    fi
+  done
+done
+echo "$tested emulator tunables checked"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
