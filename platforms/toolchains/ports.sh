@@ -12,6 +12,7 @@
 #   sp_config_sanitized CFG  true when the config is a port's SANITIZER_CONFIG
 #   sp_one_cpu               the words that run a command on one CPU of this
 #                            process's set (taskset), or nothing without taskset
+#   sp_elf_machine FILE      an ELF file's e_machine, in decimal (fails for no ELF)
 SP_TOP=${SP_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
 
@@ -74,6 +75,14 @@ sp_one_cpu() {
   command -v taskset >/dev/null || return 0
   local cpus; cpus=$(taskset -cp $$ | sed 's/.*: //')
   echo "taskset -c ${cpus##*[,-]}"
+}
+
+sp_elf_machine() {
+  local hdr
+  hdr=$(od -An -t u1 -N 20 "$1" 2>/dev/null | tr -s ' \n' ' ') || return 1
+  set -- $hdr
+  [ "$1 $2 $3 $4" = "127 69 76 70" ] || return 1
+  echo $(( ${19} + 256 * ${20} ))
 }
 
 # sp_bazelrc: the build configs, one per config of every port (written to

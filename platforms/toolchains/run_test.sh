@@ -39,14 +39,6 @@ listed() {
   [ -n "$v" ] && echo $((v))
 }
 
-# An ELF file's e_machine (as the runner reads it).
-elf_machine() {
-  local hdr
-  hdr=$(od -An -t u1 -N 20 "$1" 2>/dev/null | tr -s ' \n' ' ') || return 1
-  set -- $hdr
-  echo $(( ${19} + 256 * ${20} ))
-}
-
 tested=0
 for p in $ports; do
   sp_port_env "$p" || continue
@@ -65,11 +57,12 @@ for p in $ports; do
   for ((i = 0; i + 1 < ${#words[@]}; i++)); do [ "${words[i]}" = -L ] && sysroot=${words[i + 1]}; done
   ldso=
   for f in "$sysroot"/lib64/ld-*.so* "$sysroot"/lib/ld-*.so* "$sysroot"/lib/*/ld-*.so*; do
-    [ -f "$f" ] && [ "$(elf_machine "$f")" = "$P_ELF_MACHINE" ] && { ldso=$f; break; }
+    [ -f "$f" ] && [ "$(sp_elf_machine "$f")" = "$P_ELF_MACHINE" ] && { ldso=$f; break; }
   done
   [ -n "$ldso" ] || { bad "$p: no dynamic loader under $sysroot"; continue; }
-  guest_env=
+  guest_env= native_env=
   [ "$own_host" = 0 ] || guest_env=$("$run" --config="$qemu_cfg" /usr/bin/env 2>&1)
+  [ "$own_host" = 0 ] || [ -z "$native_cfg" ] || native_env=$("$run" --config="$native_cfg" /usr/bin/env 2>&1)
   listing=$("$run" --config="$qemu_cfg" "$ldso" --list-tunables 2>&1)
   IFS=: read -r -a asked <<<"$tunables"
   for t in "${asked[@]}"; do
@@ -89,7 +82,6 @@ for p in $ports; do
       bad "$qemu_cfg: the guest's glibc has $name ${got:-unlisted}, not $want; its listing: $(head -c 300 <<<"$listing")"
     fi
     if [ "$own_host" = 1 ] && [ -n "$native_cfg" ]; then
-      native_env=$("$run" --config="$native_cfg" /usr/bin/env 2>&1)
       if grep -qE "^GLIBC_TUNABLES=.*$name=" <<<"$native_env"; then bad "$native_cfg (native) has $name: $(grep '^GLIBC_TUNABLES=' <<<"$native_env")"; else ok; fi
     fi
   done
