@@ -8,7 +8,13 @@
 #    (GLIBC_TUNABLES as the guest's environment has it) and its glibc takes
 #    each at the value asked (the guest's own ld.so --list-tunables: a value
 #    out of a tunable's range is dropped without a word), while a native run
-#    of the same port has none of them.
+#    of the same port has none of them;
+# 3. sp_elf_machine reads every port's machine from an ELF header whose
+#    other bytes are NULs, newlines and bytes above 127 (it reads them in
+#    the shell, a byte at a time, as od would), and no machine from a file
+#    too short, one without the magic, or a directory; and a config's port
+#    and emulator are the same whichever port was read before (the runner
+#    asks with the binary's port read).
 # Ends with "N passed, N failed"; exit 1 on a failure.
 set -uo pipefail
 top=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
@@ -86,6 +92,47 @@ for p in $ports; do
     fi
   done
 done
+# 3. ELF headers made here, each byte of 4..17 one of NUL, newline, 0xff,
+# 0x80 and 0x7f in turn; the machine's two bytes as the port has them.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fill=('\000' '\n' '\377' '\200' '\177')
+for p in $ports; do
+  sp_port_env "$p" || continue
+  m=$P_ELF_MACHINE
+  hdr='\177ELF'
+  for ((i = 4; i < 18; i++)); do hdr+=${fill[i % 5]}; done
+  hdr+=$(printf '\\%03o\\%03o' $((m % 256)) $((m / 256)))
+  printf "$hdr" >"$tmp/$p.elf"
+  printf 'tail\n\000' >>"$tmp/$p.elf"
+  ref=$(od -An -t u1 -j 18 -N 2 "$tmp/$p.elf" | tr -s ' \n' ' ')
+  read -r lo hi <<<"$ref"
+  got=$(sp_elf_machine "$tmp/$p.elf")
+  if [ "$got" = "$m" ] && [ "$((lo + 256 * hi))" = "$m" ]; then ok; else bad "$p: sp_elf_machine read $got from a header of machine $m (od: $ref)"; fi
+done
+# Machines no port has, of the bytes a shell's read would take for
+# separators (newline, space, tab) or end at (NUL).
+for pair in '\n \040' '\t \000' '\000 \n'; do
+  read -r a b <<<"$pair"
+  printf "\\177ELF\\002\\001\\001\\000\\000\\000\\000\\000\\000\\000\\000\\000\\003\\000$a$b" >"$tmp/sep"
+  read -r lo hi <<<"$(od -An -t u1 -j 18 -N 2 "$tmp/sep")"
+  got=$(sp_elf_machine "$tmp/sep")
+  if [ "$got" = "$((lo + 256 * hi))" ]; then ok; else bad "sp_elf_machine read $got from a header of machine $((lo + 256 * hi))"; fi
+done
+printf '\177ELF\002\001\001' >"$tmp/short"
+printf '\177ELG\002\001\001\000\000\000\000\000\000\000\000\000\003\000\076\000' >"$tmp/nomagic"
+for f in "$tmp/short" "$tmp/nomagic" "$tmp" "$tmp/absent"; do
+  if got=$(sp_elf_machine "$f" 2>&1); then bad "sp_elf_machine read '$got' from ${f#$tmp}"; else ok; fi
+done
+for c in $(sp_configs); do
+  want=$(unset P_NAME; echo "$(sp_config_port "$c") $(sp_config_mode "$c") [$(sp_emulator "$c")]")
+  for p in $ports; do
+    sp_port_env "$p"
+    got="$(sp_config_port "$c") $(sp_config_mode "$c") [$(sp_emulator "$c")]"
+    if [ "$got" = "$want" ]; then ok; else bad "$c after reading $p: $got, not $want"; fi
+  done
+done
+
 echo "$tested emulator tunables checked"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
