@@ -3,8 +3,12 @@
 # platforms/NAME/port.env; nothing here names a port.
 #
 #   sp_ports                 the port names, in list order
+#   sp_read_ports            the same into the array SP_PORT_LIST (no subshell)
 #   sp_port_env NAME         sets P_<KEY> for every KEY of NAME's port.env
 #   sp_configs               every config name (a port's CONFIGS), in order
+#   sp_config CFG            reads the config's port (P_*), sets SP_MODE and
+#                            SP_EMULATOR (as sp_emulator prints it); fails for
+#                            no such config
 #   sp_config_port CFG       the port a config builds for
 #   sp_config_mode CFG       native | qemu
 #   sp_emulator CFG          the emulator command words (empty when native)
@@ -19,10 +23,9 @@ TOOLS=${SAFEPOINT_TOOLS:-/opt/safepoint-tools}
 # (Shell builtins only, no command started, in everything the runner
 # calls: it starts every test binary and every emulated fuzzing executor,
 # and its sed, grep, od, tr, dirname and uname processes were 130-190 ms of
-# each start, measured: ~5% of an emulated fuzzing round of 8,000 runs.)
+# each start, measured: ~4% of an emulated fuzzing round of 8,000 runs.)
 
-# _sp_read_ports: the port names into the array SP_PORT_LIST.
-_sp_read_ports() {
+sp_read_ports() {
   local line
   SP_PORT_LIST=()
   [ -r "$SP_TOP/platforms/PORTS" ] || { echo "ports.sh: cannot read $SP_TOP/platforms/PORTS" >&2; return 1; }
@@ -35,7 +38,7 @@ _sp_read_ports() {
 }
 
 sp_ports() {
-  _sp_read_ports || return 1
+  sp_read_ports || return 1
   [ ${#SP_PORT_LIST[@]} -eq 0 ] || printf '%s\n' "${SP_PORT_LIST[@]}"
 }
 
@@ -56,19 +59,18 @@ sp_port_env() {
 
 sp_configs() {
   local p c
-  _sp_read_ports || return 1
+  sp_read_ports || return 1
   for p in "${SP_PORT_LIST[@]}"; do
     sp_port_env "$p" || return 1
     for c in $P_CONFIGS; do echo "${c%%:*}"; done
   done
 }
 
-# _sp_config CFG: sets P_* for the config's port, SP_MODE, and SP_EMULATOR
-# (the emulator's command words; empty when native).
-_sp_config() {
+sp_config() {
   local p c
-  _sp_read_ports || return 1
-  # The port read last first (the runner's: the binary's), then all.
+  sp_read_ports || return 1
+  # The port read now first (the runner's: the binary's), then each in
+  # turn, read unless it is the one read now.
   for p in ${P_NAME:-} "${SP_PORT_LIST[@]}"; do
     [ "$p" = "${P_NAME:-}" ] || sp_port_env "$p" || return 1
     for c in $P_CONFIGS; do
@@ -82,11 +84,11 @@ _sp_config() {
   done
   return 1
 }
-sp_config_port() { _sp_config "$1" && echo "$P_NAME"; }
-sp_config_sanitized() { _sp_config "$1" && [ "${P_SANITIZER_CONFIG:-}" = "$1" ]; }
-sp_config_mode() { _sp_config "$1" && echo "$SP_MODE"; }
+sp_config_port() { sp_config "$1" && echo "$P_NAME"; }
+sp_config_sanitized() { sp_config "$1" && [ "${P_SANITIZER_CONFIG:-}" = "$1" ]; }
+sp_config_mode() { sp_config "$1" && echo "$SP_MODE"; }
 sp_emulator() {
-  _sp_config "$1" || return 1
+  sp_config "$1" || return 1
   [ -z "$SP_EMULATOR" ] || echo "$SP_EMULATOR"
 }
 
